@@ -1,0 +1,224 @@
+"""The engine contract shared by every game, and the helpers every engine uses.
+
+See ``engines/README.md`` for the contract in full. An engine is an object with the
+methods of :class:`Engine`; its state is a plain JSON-able ``dict`` that ``apply``
+never mutates (it works on a deep copy), so ``encode``/``decode`` are trivial and
+a state can be cached as JSON.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import secrets
+from typing import Any, Protocol
+
+State = dict[str, Any]
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow for this seat now (or a malformed one)."""
+
+
+class OptionError(ValueError):
+    """Table options that cannot be played (a clear, user-facing message)."""
+
+
+def N_(message: str) -> str:
+    """Mark a string for translation without translating it (engines import no Django).
+
+    The web layer passes such strings through ``gettext`` when it renders them;
+    ``makemessages --keyword=N_`` collects them.
+    """
+    return message
+
+
+def new_seed() -> int:
+    """A fresh secret seed for a game (128 bits from ``secrets``)."""
+    return secrets.randbits(128)
+
+
+def seed_hash(seed: int) -> str:
+    """The public commitment to a seed, shown when the game starts."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+class Rng:
+    """A counter-based generator: sha256(seed, counter) blocks, stable across Python versions.
+
+    Keep ``rng.counter`` in the state after drawing (``state["draws"] = rng.counter``)
+    so the next move continues the stream and a replay draws the same numbers.
+    """
+
+    def __init__(self, seed: int, counter: int = 0) -> None:
+        self.seed = seed
+        self.counter = counter
+
+    def _block(self) -> int:
+        digest = hashlib.sha256(f"{self.seed}:{self.counter}".encode()).digest()
+        self.counter += 1
+        return int.from_bytes(digest, "big")
+
+    def randbelow(self, n: int) -> int:
+        """A uniform integer in [0, n) (rejection sampling, no modulo bias)."""
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        bits = 256
+        limit = (1 << bits) - ((1 << bits) % n)
+        while True:
+            value = self._block()
+            if value < limit:
+                return value % n
+
+    def shuffle(self, items: list) -> list:
+        """A new list with the items in Fisher-Yates order."""
+        result = list(items)
+        for i in range(len(result) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            result[i], result[j] = result[j], result[i]
+        return result
+
+    def choice(self, items: list):
+        """One item, uniformly."""
+        return items[self.randbelow(len(items))]
+
+
+def state_rng(state: State) -> Rng:
+    """The generator that continues a state's stream (``state["seed"]``, ``state["draws"]``)."""
+    return Rng(state["seed"], state.get("draws", 0))
+
+
+class Engine(Protocol):
+    """The contract every game keeps (see engines/README.md)."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+
+    def default_options(self) -> dict: ...
+    def option_specs(self) -> list[dict]: ...
+    def validate_options(self, options: dict, players: int | None) -> dict: ...
+    def setup(self, players: int, options: dict, seed: int) -> State: ...
+    def legal_actions(self, state: State, seat: int) -> list[dict]: ...
+    def apply(self, state: State, seat: int, action: dict) -> State: ...
+    def view(self, state: State, seat: int | None) -> dict: ...
+    def awaiting(self, state: State) -> set[int]: ...
+    def window(self, state: State) -> str | None: ...
+    def on_timeout(self, state: State) -> State: ...
+    def outcome(self, state: State) -> dict | None: ...
+    def encode(self, state: State) -> dict: ...
+    def decode(self, data: dict) -> State: ...
+
+
+class BaseEngine:
+    """Shared behaviour: option checking from ``option_specs``, JSON state, the apply guard.
+
+    Subclasses implement ``setup``, ``legal_actions``, ``_apply`` (may mutate its own
+    copy), ``view``, ``awaiting``, ``outcome`` and, where the game has response
+    windows, ``window`` and ``on_timeout``.
+    """
+
+    name = ""
+    title = ""
+    min_players = 2
+    max_players = 10
+
+    def default_options(self) -> dict:
+        """Every option key with its default."""
+        return {spec["key"]: copy.deepcopy(spec["default"]) for spec in self.option_specs()}
+
+    def option_specs(self) -> list[dict]:
+        """The table options, for the create-table form (see engines/README.md)."""
+        return []
+
+    def validate_options(self, options: dict, players: int | None) -> dict:
+        """Defaults merged with ``options``, each checked; raises OptionError."""
+        result = self.default_options()
+        specs = {spec["key"]: spec for spec in self.option_specs()}
+        for key, value in (options or {}).items():
+            spec = specs.get(key)
+            if spec is None:
+                raise OptionError(f"unknown option {key!r}")
+            result[key] = check_option(spec, value, players)
+        self.check_options(result, players)
+        return result
+
+    def check_options(self, options: dict, players: int | None) -> None:
+        """Rules that tie options together or to the player count; raises OptionError."""
+
+    def check_players(self, players: int) -> None:
+        """Raise OptionError unless the count fits the game."""
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(
+                f"{self.title} needs {self.min_players}-{self.max_players} players, not {players}"
+            )
+
+    def apply(self, state: State, seat: int, action: dict) -> State:
+        """The state after ``seat`` plays ``action``; the input is never changed."""
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise IllegalAction("an action is a dict with a 'type'")
+        if self.outcome(state) is not None:
+            raise IllegalAction("the game is over")
+        if action not in self.legal_actions(state, seat):
+            raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
+        new = copy.deepcopy(state)
+        self._apply(new, seat, action)
+        return new
+
+    def _apply(self, state: State, seat: int, action: dict) -> None:
+        raise NotImplementedError
+
+    def window(self, state: State) -> str | None:
+        """The id of the open response window the table timer may close, or None."""
+        return None
+
+    def on_timeout(self, state: State) -> State:
+        """What the expiry of the open window does (default: nothing to expire)."""
+        raise IllegalAction("no response window is open")
+
+    def encode(self, state: State) -> dict:
+        """A JSON-able snapshot (the state is already plain data)."""
+        return copy.deepcopy(state)
+
+    def decode(self, data: dict) -> State:
+        """The state back from ``encode``."""
+        return copy.deepcopy(data)
+
+
+def check_option(spec: dict, value: Any, players: int | None) -> Any:
+    """One option value checked against its spec; raises OptionError."""
+    kind = spec["kind"]
+    key = spec["key"]
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise OptionError(f"{key} must be true or false")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionError(f"{key} must be a whole number")
+        if not spec.get("min", value) <= value <= spec.get("max", value):
+            raise OptionError(f"{key} must be from {spec.get('min')} to {spec.get('max')}")
+        return value
+    if kind == "choice":
+        if value not in [choice[0] for choice in spec["choices"]]:
+            raise OptionError(f"{key} must be one of {[c[0] for c in spec['choices']]}")
+        return value
+    if kind == "seat":
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise OptionError(f"{key} must be a seat number or empty")
+        if players is not None and value >= players:
+            raise OptionError(f"{key}: there is no seat {value + 1}")
+        return value
+    if kind == "counts":
+        if not isinstance(value, dict) or set(value) != set(spec["default"]):
+            raise OptionError(f"{key} must give a count for each of {sorted(spec['default'])}")
+        for name, count in value.items():
+            if isinstance(count, bool) or not isinstance(count, int):
+                raise OptionError(f"{key}: {name} must be a whole number")
+            if not spec.get("min", 0) <= count <= spec.get("max", count):
+                raise OptionError(f"{key}: {name} must be from {spec.get('min', 0)} to {spec.get('max')}")
+        return dict(value)
+    raise OptionError(f"{key}: unknown option kind {kind}")

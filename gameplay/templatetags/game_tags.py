@@ -1,0 +1,94 @@
+"""Tags the game templates share: move forms, seat names, JSON."""
+
+from __future__ import annotations
+
+import json
+
+from django import template
+from django.utils.html import format_html
+from django.utils.translation import gettext
+
+register = template.Library()
+
+
+def _move_form_open(context, action: dict, css_class: str = "") -> str:
+    return format_html(
+        '<form method="post" action="{url}" class="move-form {cls}" hx-post="{url}" '
+        'hx-target="#private-view" hx-swap="outerHTML" hx-disabled-elt="find button">'
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">'
+        '<input type="hidden" name="version" value="{version}">'
+        '<input type="hidden" name="move_id" value="{move_id}">'
+        '<input type="hidden" name="action" value="{action}">',
+        url=context.get("move_url", ""),
+        cls=css_class,
+        csrf=context.get("csrf_token", ""),
+        version=context.get("version", ""),
+        move_id=context.get("move_id", ""),
+        action=json.dumps(action, sort_keys=True),
+    )
+
+
+@register.simple_tag(takes_context=True)
+def move_form_open(context, css_class: str = "", **fields):
+    """Open a move form: hidden version, move id, CSRF and the base action built from ``fields``.
+
+    ``{% move_form_open "cls" type="propose" %}`` starts the action ``{"type": "propose"}``;
+    fields named ``a.<key>`` (one value) or ``a.<key>[]`` (several) inside the form are
+    merged into it by the server. Close it with ``</form>``.
+    """
+    return _move_form_open(context, fields, css_class)
+
+
+@register.simple_tag(takes_context=True)
+def move_button(context, action: dict, label: str, css_class: str = ""):
+    """A whole form with one big button that plays ``action``."""
+    return format_html(
+        '{}<button type="submit" class="btn {}">{}</button></form>',
+        _move_form_open(context, action),
+        css_class,
+        label,
+    )
+
+
+@register.filter
+def seat_name(seat, names):
+    """The display name of a seat (escaped by autoescape), or a dash for None."""
+    if seat is None or names is None:
+        return "—"
+    try:
+        return names[int(seat)]
+    except (IndexError, ValueError, TypeError):
+        return gettext("Seat %(n)s") % {"n": seat}
+
+
+@register.filter
+def seat_names(seats, names):
+    """Names of several seats joined by commas."""
+    return ", ".join(str(seat_name(seat, names)) for seat in (seats or []))
+
+
+@register.filter
+def tojson(value):
+    """Compact JSON for a data attribute (escape it with the attribute)."""
+    return json.dumps(value, sort_keys=True)
+
+
+@register.filter
+def get(mapping, key):
+    """``mapping[key]`` for dicts and lists in templates; None when missing."""
+    try:
+        return mapping[key]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+@register.filter
+def ordinal_card(index):
+    """'1st', '2nd', '3rd' card positions, translated."""
+    labels = [gettext("1st"), gettext("2nd"), gettext("3rd")]
+    try:
+        return labels[int(index)]
+    except (IndexError, ValueError, TypeError):
+        return str(index)
+
+

@@ -1,0 +1,54 @@
+"""Helpers the contract test and each engine's own tests share."""
+
+from __future__ import annotations
+
+import json
+import random
+
+REQUIRED_VIEW_KEYS = {"seat", "phase", "turn", "log", "legal", "players", "awaiting", "outcome"}
+
+
+def play_random(engine, players: int, options: dict, seed: int, *, max_steps: int = 5000,
+                picker: random.Random | None = None):
+    """Play a whole game with random legal moves; returns (final state, list of (seat, action))."""
+    rng = picker or random.Random(seed)
+    state = engine.setup(players, options, seed)
+    moves: list = []
+    for _ in range(max_steps):
+        if engine.outcome(state) is not None:
+            return state, moves
+        movers = [s for s in range(players) if engine.legal_actions(state, s)]
+        if not movers:
+            assert engine.window(state) is not None, "nobody can move and no window can expire"
+            state = engine.on_timeout(state)
+            moves.append((None, None))
+            continue
+        seat = rng.choice(movers)
+        action = rng.choice(engine.legal_actions(state, seat))
+        state = engine.apply(state, seat, action)
+        moves.append((seat, action))
+    raise AssertionError(f"game did not end in {max_steps} steps")
+
+
+def replay(engine, players: int, options: dict, seed: int, moves):
+    """The state from setup(seed) folded over the recorded moves."""
+    state = engine.setup(players, options, seed)
+    for seat, action in moves:
+        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
+    return state
+
+
+def assert_view_ok(engine, state, seat):
+    """A view has the contract's keys, is JSON-able and never carries the seed."""
+    view = engine.view(state, seat)
+    missing = REQUIRED_VIEW_KEYS - set(view)
+    assert not missing, f"view misses {missing}"
+    text = json.dumps(view)
+    assert "draws" not in view and "seed" not in view
+    assert str(state["seed"]) not in text
+    assert view["seat"] == seat
+    if seat is None:
+        assert view["legal"] == []
+    else:
+        assert view["legal"] == engine.legal_actions(state, seat)
+    return view

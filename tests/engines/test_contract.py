@@ -1,0 +1,127 @@
+"""One contract test over every registered engine: random play, determinism, JSON, refusals."""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import random
+
+import pytest
+
+from engines.base import IllegalAction
+from engines.registry import ENGINES, get_engine
+from tests.engines.contract import assert_view_ok, play_random, replay
+
+ENGINE_NAMES = sorted(ENGINES)
+
+
+def player_counts(engine):
+    return range(engine.min_players, engine.max_players + 1)
+
+
+def test_all_four_games_are_registered():
+    assert ENGINE_NAMES == ["coup", "good_cop_bad_cop", "good_cop_bad_cop_health", "inside_job"]
+
+
+def test_unknown_engine_is_a_key_error():
+    with pytest.raises(KeyError):
+        get_engine("chess")
+
+
+def test_engines_import_no_django():
+    root = pathlib.Path(__file__).resolve().parents[2] / "engines"
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert not name.startswith("django"), f"{path} imports {name}"
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_random_games_end_replay_and_round_trip(name):
+    engine = get_engine(name)
+    options = engine.default_options()
+    for players in player_counts(engine):
+        for seed in (1, 2):
+            state, moves = play_random(engine, players, options, seed * 1000 + players)
+            outcome = engine.outcome(state)
+            assert outcome is not None and isinstance(outcome["winners"], list)
+            again = replay(engine, players, options, seed * 1000 + players, moves)
+            assert engine.encode(again) == engine.encode(state)
+            decoded = engine.decode(json.loads(json.dumps(engine.encode(state))))
+            assert engine.outcome(decoded) == outcome
+            for seat in [None, *range(players)]:
+                assert_view_ok(engine, state, seat)
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_views_legal_and_json_round_trip_during_play(name):
+    engine = get_engine(name)
+    players = engine.min_players + 1
+    state = engine.setup(players, engine.default_options(), 77)
+    rng = random.Random(77)
+    for _ in range(60):
+        if engine.outcome(state) is not None:
+            break
+        decoded = engine.decode(json.loads(json.dumps(engine.encode(state))))
+        for seat in [None, *range(players)]:
+            assert engine.view(decoded, seat) == assert_view_ok(engine, state, seat)
+        assert engine.awaiting(state) == set(engine.view(state, None)["awaiting"])
+        movers = [s for s in range(players) if engine.legal_actions(state, s)]
+        if not movers:
+            state = engine.on_timeout(state)
+            continue
+        seat = rng.choice(movers)
+        before = engine.encode(state)
+        state2 = engine.apply(state, seat, rng.choice(engine.legal_actions(state, seat)))
+        assert engine.encode(state) == before, "apply mutated its input"
+        state = state2
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_illegal_and_malformed_actions_are_refused_without_change(name):
+    engine = get_engine(name)
+    players = engine.min_players
+    state = engine.setup(players, engine.default_options(), 5)
+    before = engine.encode(state)
+    idle = [s for s in range(players) if not engine.legal_actions(state, s)]
+    bad = [{"type": "no_such_move"}, {}, {"type": 3}, "tax", None, {"type": "vote"}]
+    for seat in range(players):
+        for action in bad:
+            with pytest.raises(IllegalAction):
+                engine.apply(state, seat, action)
+    for seat in idle:
+        for action in engine.legal_actions(state, next(s for s in range(players) if s not in idle)):
+            with pytest.raises(IllegalAction):
+                engine.apply(state, seat, action)
+    assert engine.encode(state) == before
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_same_seed_same_game_and_other_seed_other_deal(name):
+    engine = get_engine(name)
+    players = engine.max_players
+    a = engine.setup(players, engine.default_options(), 42)
+    b = engine.setup(players, engine.default_options(), 42)
+    assert engine.encode(a) == engine.encode(b)
+    deals = {json.dumps(engine.encode(engine.setup(players, engine.default_options(), s)),
+                        sort_keys=True) for s in range(5)}
+    assert len(deals) > 1
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_default_options_validate_and_player_counts_are_checked(name):
+    from engines.base import OptionError
+
+    engine = get_engine(name)
+    assert engine.validate_options({}, None) == engine.default_options()
+    with pytest.raises(OptionError):
+        engine.setup(engine.max_players + 1, engine.default_options(), 1)
+    with pytest.raises(OptionError):
+        engine.validate_options({"no_such_option": True}, None)
