@@ -1,0 +1,58 @@
+# The two commands: `make run` (serve on all interfaces) and `make test` (every test).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+# Tests run against the real PostgreSQL and Redis of this machine kind.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/tablegames
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: install run test services browser lint check-deploy simulate messages
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+install: $(BIN)/.installed
+
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v0
+	@$(BIN)/python -c "from lobby.network import lan_ip; print(\"Phones on this Wi-Fi: open http://%s:$(PORT)/\" % lan_ip())"
+	$(BIN)/daphne -b 0.0.0.0 -p $(PORT) config.asgi:application
+
+# Start PostgreSQL and Redis if they are down; fail saying what to install if they are missing.
+services:
+	@command -v redis-server >/dev/null || { echo "Redis is missing: apt-get install redis-server"; exit 1; }
+	@command -v pg_ctlcluster >/dev/null || { echo "PostgreSQL is missing: apt-get install postgresql"; exit 1; }
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /tmp
+	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql | head -n1) main start
+	@for i in 1 2 3 4 5 6 7 8 9 10; do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \
+		echo "PostgreSQL on 127.0.0.1:5432 or Redis on 127.0.0.1:6379 did not start"; exit 1
+
+# The browser tests drive Debian's Chromium; as root we install it, otherwise we say how.
+browser:
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing chromium (apt-get)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "Chromium is missing: sudo apt-get install chromium"; exit 1; fi; }
+
+lint: install
+	$(BIN)/ruff check .
+
+test: install services browser lint
+	$(BIN)/python manage.py check
+	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest
+
+check-deploy: install
+	DJANGO_HTTPS=1 DJANGO_DEBUG=0 DJANGO_SECRET_KEY=$$($(BIN)/python -c 'import secrets;print(secrets.token_urlsafe(64))') \
+		$(BIN)/python manage.py check --deploy --fail-level WARNING
+
+simulate: install
+	$(BIN)/python manage.py simulate $(GAME) --players $(PLAYERS) --games $(GAMES)
+
+messages: install
+	$(BIN)/python manage.py makemessages -l fa -l ja --keyword=N_ --ignore=.venv

@@ -1,0 +1,37 @@
+"""Replay a finished game from its seed and moves and confirm the recorded outcome."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from engines.base import seed_hash
+from engines.registry import get_engine
+from gameplay.models import Game
+from gameplay.services import game_replay
+
+
+class Command(BaseCommand):
+    help = "Replay a finished game from seed and moves; confirm its outcome, snapshot and seed hash."
+
+    def add_arguments(self, parser):
+        parser.add_argument("game_id", type=int)
+
+    def handle(self, *args, game_id: int, **options):
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            raise CommandError(f"no game {game_id}")
+        if game.status != Game.FINISHED:
+            raise CommandError(f"game {game_id} is {game.status}, not finished")
+        if seed_hash(int(game.seed)) != game.seed_hash:
+            raise CommandError("the seed does not match the hash published at the start")
+        engine = get_engine(game.engine)
+        state = game_replay(game)
+        outcome = engine.outcome(state)
+        if outcome != game.outcome:
+            raise CommandError(f"replay gives {outcome}, the record says {game.outcome}")
+        if engine.encode(state) != game.snapshot:
+            raise CommandError("replay differs from the cached snapshot")
+        self.stdout.write(
+            f"game {game_id} verified: {game.version} moves replayed from the seed; "
+            f"winners {outcome['winners']} ({outcome.get('reason', '')})"
+        )

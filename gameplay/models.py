@@ -1,0 +1,73 @@
+"""The event log: a Game is setup(seed) folded over its Moves; the snapshot is only a cache."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from lobby.models import Player, Table
+
+
+class Game(models.Model):
+    """One game at a table. The seed is secret until the end: never rendered, never sent."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    ENDED = "ended"  # stopped early by the host
+    STATUSES = [(RUNNING, RUNNING), (FINISHED, FINISHED), (ENDED, ENDED)]
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="games")
+    engine = models.CharField(max_length=40)
+    options = models.JSONField(default=dict)
+    players = models.PositiveSmallIntegerField()
+    seed = models.CharField(max_length=64)
+    seed_hash = models.CharField(max_length=64)
+    status = models.CharField(max_length=10, choices=STATUSES, default=RUNNING)
+    version = models.PositiveIntegerField(default=0)
+    snapshot = models.JSONField(default=dict)
+    outcome = models.JSONField(null=True, blank=True)
+    timer_seconds = models.PositiveSmallIntegerField(default=0)
+    window = models.CharField(max_length=80, blank=True, default="")
+    deadline = models.DateTimeField(null=True, blank=True)
+    paused = models.BooleanField(default=False)
+    paused_remaining = models.FloatField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    @property
+    def over(self) -> bool:
+        return self.status != self.RUNNING
+
+
+class GameSeat(models.Model):
+    """Who sat where in one game (kept for history even if the table changes)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="game_seats")
+    name = models.CharField(max_length=40)
+    bot = models.CharField(max_length=20, blank=True, default="")
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [models.UniqueConstraint(fields=["game", "index"], name="one_gameseat_per_index")]
+
+
+class Move(models.Model):
+    """One entry of the log: a seat's action, or a system move (seat None: a timer expiry)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    action = models.JSONField(null=True, blank=True)
+    client_move_id = models.CharField(max_length=64, null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq"),
+            models.UniqueConstraint(fields=["game", "client_move_id"], name="unique_client_move_id"),
+        ]

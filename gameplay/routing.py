@@ -1,0 +1,5 @@
+from django.urls import path
+
+from gameplay.consumers import TableConsumer
+
+websocket_urlpatterns = [path("ws/t/<str:code>/", TableConsumer.as_asgi())]

@@ -1,0 +1,108 @@
+"""Reads for pages: what a seat or the board may see, built only from engine views."""
+
+from __future__ import annotations
+
+import uuid
+
+from engines.registry import get_engine
+from gameplay.models import Game, GameSeat, Move
+from gameplay.services import game_replay, game_state
+from lobby.models import Player, Table
+
+
+def game_seat_of(*, game: Game, player: Player | None) -> int | None:
+    """The seat index ``player`` plays in ``game`` (None for a spectator or a handed-over seat)."""
+    if player is None:
+        return None
+    return game.seats.filter(player=player, bot="").values_list("index", flat=True).first()
+
+
+def game_public_info(game: Game) -> dict:
+    """What anyone may know about a game row: never the seed before the end."""
+    deadline_ms = int(game.deadline.timestamp() * 1000) if game.deadline and not game.over else None
+    return {
+        "id": game.pk,
+        "engine": game.engine,
+        "title": get_engine(game.engine).title,
+        "status": game.status,
+        "over": game.over,
+        "version": game.version,
+        "seed_hash": game.seed_hash,
+        "seed": game.seed if game.over else None,
+        "outcome": game.outcome,
+        "timer_seconds": game.timer_seconds,
+        "deadline_ms": deadline_ms,
+        "paused": game.paused,
+        "paused_remaining": round(game.paused_remaining) if game.paused_remaining is not None else None,
+        "created": game.created,
+        "finished": game.finished,
+    }
+
+
+def seats_info(game: Game, me: int | None) -> list[dict]:
+    """The seats in order, with names and bot marks."""
+    return [
+        {"index": s.index, "name": s.name, "is_bot": bool(s.bot), "is_me": s.index == me}
+        for s in game.seats.all()
+    ]
+
+
+def game_context(*, game: Game, seat: int | None, state=None) -> dict:
+    """The context of a phone panel (seat) or the board (None): a view, never the state."""
+    engine = get_engine(game.engine)
+    if state is None:
+        state = game_state(game)
+    view = engine.view(state, seat)
+    seats = seats_info(game, seat)
+    return {
+        "info": game_public_info(game),
+        "view": view,
+        "seats": seats,
+        "names": [s["name"] for s in seats],
+        "me": seat,
+        "version": game.version,
+        # A fresh id per rendered panel: a double tap on it repeats this id, never the move.
+        "move_id": uuid.uuid4().hex,
+        "phone_template": f"games/{game.engine}/phone.html",
+        "board_template": f"games/{game.engine}/board.html",
+        "log_template": f"games/{game.engine}/log_line.html",
+    }
+
+
+def game_replay_context(*, game: Game, step: int) -> dict:
+    """The public board as it stood after ``step`` moves (finished games only)."""
+    step = max(0, min(step, game.version))
+    state = game_replay(game, upto=step)
+    context = game_context(game=game, seat=None, state=state)
+    move = Move.objects.filter(game=game, seq=step).first() if step else None
+    context.update({"step": step, "steps": game.version, "move": move})
+    return context
+
+
+def player_history(*, player: Player) -> list[dict]:
+    """The player's games, newest first: game, date, players, own seat, result."""
+    rows = []
+    game_seats = (
+        GameSeat.objects.filter(player=player).select_related("game").order_by("-game__created")[:200]
+    )
+    for gseat in game_seats:
+        game = gseat.game
+        outcome = game.outcome or {}
+        winners = outcome.get("winners", [])
+        reveal = (outcome.get("reveal") or {})
+        mine = reveal.get(str(gseat.index), reveal.get(gseat.index)) if isinstance(reveal, dict) else None
+        rows.append(
+            {
+                "game": game_public_info(game),
+                "seat": gseat.index,
+                "names": list(game.seats.values_list("name", flat=True)),
+                "won": gseat.index in winners,
+                "mine": mine,
+            }
+        )
+    return rows
+
+
+def table_latest_game(table: Table) -> Game | None:
+    """The table's most recent game, running or not."""
+    return table.games.order_by("-created").first()

@@ -1,0 +1,285 @@
+"""The table's pages: a phone's private panel, the public board, moves, history, replay, rules.
+
+One template per page with a partial that htmx refetches on ``table-changed``; the partial
+gets only engine views (``gameplay.selectors``), never the state or the Game row.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from engines.registry import ENGINES, get_engine
+from gameplay import services
+from gameplay.models import Game, GameSeat
+from gameplay.selectors import (
+    game_context,
+    game_public_info,
+    game_replay_context,
+    game_seat_of,
+    player_history,
+    table_latest_game,
+)
+from lobby.forms import NicknameForm, option_fields, timer_choices
+from lobby.models import Table
+from lobby.network import lan_base_url, qr_svg
+from lobby.services import normalize_code, player_current, table_running_game
+
+MAX_ACTION_CHARS = 4000
+
+
+def _table(code: str) -> Table:
+    return get_object_or_404(Table, code=normalize_code(code))
+
+
+def _expire_if_due(game: Game | None) -> None:
+    # The worker expires windows; a page that sees a passed deadline does it too, so a game
+    # never waits on a sleeping phone or a stopped worker.
+    if game is not None and game.deadline is not None and not game.over:
+        from django.utils import timezone
+
+        if game.deadline <= timezone.now() and services.game_expire(game_id=game.pk):
+            game.refresh_from_db()
+
+
+def _panel_context(request: HttpRequest, table: Table) -> dict:
+    """Everything the phone page and its partial show: lobby or game, for this browser."""
+    player = player_current(request=request)
+    running = table_running_game(table)
+    _expire_if_due(running)
+    latest = running or table_latest_game(table)
+    seats = list(table.seats.select_related("player"))
+    context: dict = {
+        "table": {"code": table.code, "engine": table.engine, "title": get_engine(table.engine).title,
+                  "timer_seconds": table.timer_seconds, "revision": table.revision},
+        "is_host": player is not None and player.pk == table.host_id,
+        "player": player,
+        "table_seats": [{"id": s.pk, "name": s.name, "is_bot": bool(s.bot), "is_me": player is not None
+                         and s.player_id == player.pk, "is_host": s.player_id == table.host_id} for s in seats],
+        "seated": player is not None and any(s.player_id == player.pk for s in seats),
+        "move_url": reverse("move", args=[table.code]),
+        "nickname_form": NicknameForm(),
+        "engine_info": {"min": get_engine(table.engine).min_players, "max": get_engine(table.engine).max_players},
+    }
+    if latest is not None:
+        seat = game_seat_of(game=latest, player=player)
+        if latest.over and seat is None:
+            context["last_game"] = game_context(game=latest, seat=None)
+        else:
+            context["game_ctx"] = game_context(game=latest, seat=seat)
+            context["game_seat"] = seat
+        context["game"] = game_public_info(latest)
+    if context["is_host"] and running is None:
+        context["settings_games"] = [(n, _(e.title)) for n, e in sorted(ENGINES.items())]
+        context["settings_options"] = {n: option_fields(n, table.options if n == table.engine else {})
+                                       for n in ENGINES}
+        context["timers"] = timer_choices()
+    return context
+
+
+def _panel(request: HttpRequest, table: Table, *, note: str = "", status: int = 200) -> HttpResponse:
+    context = _panel_context(request, table)
+    context["note"] = note
+    return render(request, "gameplay/_panel.html", context, status=status)
+
+
+@require_GET
+def table_page(request: HttpRequest, code: str) -> HttpResponse:
+    """A phone's page at a table: the lobby before a game, the private panel during one."""
+    table = _table(code)
+    if request.htmx:
+        return _panel(request, table)
+    context = _panel_context(request, table)
+    context["join_url"] = lan_base_url(request) + reverse("table", args=[table.code])
+    return render(request, "gameplay/table.html", context)
+
+
+@require_GET
+def board_page(request: HttpRequest, code: str) -> HttpResponse:
+    """The public board for the tablet in the middle: public facts only."""
+    table = _table(code)
+    context = _board_context(request, table)
+    if request.htmx:
+        return render(request, "gameplay/_board.html", context)
+    return render(request, "gameplay/board.html", context)
+
+
+def _board_context(request: HttpRequest, table: Table) -> dict:
+    running = table_running_game(table)
+    _expire_if_due(running)
+    latest = running or table_latest_game(table)
+    join_url = lan_base_url(request) + reverse("table", args=[table.code])
+    context: dict = {
+        "table": {"code": table.code, "engine": table.engine, "title": get_engine(table.engine).title,
+                  "revision": table.revision},
+        "table_seats": [{"name": s.name, "is_bot": bool(s.bot)} for s in table.seats.select_related("player")],
+        "join_url": join_url,
+        "join_qr": qr_svg(join_url),
+    }
+    if latest is not None:
+        context["game_ctx"] = game_context(game=latest, seat=None)
+        context["game"] = game_public_info(latest)
+    return context
+
+
+@require_GET
+def table_revision(request: HttpRequest, code: str) -> JsonResponse:
+    """The table's revision number, for pages polling while their socket is down."""
+    table = _table(code)
+    _expire_if_due(table_running_game(table))
+    table.refresh_from_db(fields=["revision"])
+    return JsonResponse({"v": table.revision})
+
+
+def _coerce(value: str):
+    text = value.strip()
+    if text.lstrip("-").isdigit() and len(text) < 12:
+        return int(text)
+    return text
+
+
+def parse_action(post) -> dict | None:
+    """The action a move form sends: base JSON in ``action`` plus ``a.<key>``/``a.<key>[]`` fields."""
+    raw = post.get("action", "")
+    if len(raw) > MAX_ACTION_CHARS:
+        return None
+    try:
+        action = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(action, dict):
+        return None
+    for key in post:
+        if not key.startswith("a.") or len(key) > 40:
+            continue
+        name = key[2:]
+        if name.endswith("[]"):
+            action[name[:-2]] = [_coerce(v) for v in post.getlist(key)]
+        else:
+            action[name] = _coerce(post.get(key, ""))
+    return action
+
+
+@require_POST
+def move(request: HttpRequest, code: str) -> HttpResponse:
+    """A phone plays a move; the answer is the fresh panel (with a note when refused)."""
+    table = _table(code)
+    game = table_running_game(table)
+    player = player_current(request=request)
+    if game is None:
+        return _respond(request, table, _("No game is running at this table."), 409)
+    try:
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        return _respond(request, table, _("That move was malformed."), 400)
+    move_id = request.POST.get("move_id", "")[:64] or None
+    action = parse_action(request.POST)
+    if action is None:
+        return _respond(request, table, _("That move was malformed."), 400)
+    result = services.move_submit(game_id=game.pk, player=player, version=version, move_id=move_id, action=action)
+    if result.ok:
+        return _respond(request, table, "", 200)
+    if result.status == 409:
+        note = _("The table moved on: here is where it stands now.")
+    elif result.status == 403:
+        note = _("That seat is not yours.")
+    else:
+        note = _("That move is not allowed now.")
+    return _respond(request, table, note, result.status)
+
+
+def _respond(request: HttpRequest, table: Table, note: str, status: int) -> HttpResponse:
+    if request.htmx:
+        return _panel(request, table, note=note, status=status)
+    if note:
+        messages.error(request, note)
+    return redirect("table", code=table.code)
+
+
+def _host_game(request: HttpRequest, code: str) -> tuple[Table, Game | None] | HttpResponse:
+    table = _table(code)
+    player = player_current(request=request)
+    if player is None or player.pk != table.host_id:
+        return HttpResponse(_("Only the host can do that."), status=403)
+    return table, table_running_game(table)
+
+
+@require_POST
+def host_action(request: HttpRequest, code: str) -> HttpResponse:
+    """The host's game controls: start, play again, pause/resume the timer, end, seat to bot."""
+    found = _host_game(request, code)
+    if isinstance(found, HttpResponse):
+        return found
+    table, game = found
+    what = request.POST.get("what", "")
+    try:
+        if what in ("start", "again"):
+            services.game_start(table=table)
+        elif game is None:
+            messages.error(request, _("No game is running at this table."))
+        elif what == "pause":
+            services.timer_pause(game=game)
+        elif what == "resume":
+            services.timer_resume(game=game)
+        elif what == "end":
+            services.game_end_early(game=game)
+        elif what == "bot":
+            services.seat_to_bot(game=game, index=int(request.POST.get("seat", "-1")))
+        else:
+            return HttpResponse(_("Unknown action."), status=400)
+    except services.GameError as error:
+        messages.error(request, str(error))
+    except (ValueError, GameSeat.DoesNotExist):
+        return HttpResponse(_("Bad seat."), status=400)
+    return redirect("table", code=table.code)
+
+
+@require_GET
+def history(request: HttpRequest) -> HttpResponse:
+    """This account's (or guest's) games: game, date, players, own seat, result."""
+    player = player_current(request=request)
+    rows = player_history(player=player) if player else []
+    return render(request, "gameplay/history.html", {"rows": rows})
+
+
+@require_GET
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A finished game: the public log, the reveal, the seed, and a move-by-move replay."""
+    game = get_object_or_404(Game, pk=game_id)
+    if not game.over:
+        raise Http404("the game is still running")
+    try:
+        step = int(request.GET.get("step", game.version))
+    except ValueError:
+        step = game.version
+    context = game_replay_context(game=game, step=step)
+    context["final"] = game_context(game=game, seat=None)
+    template = "gameplay/_replay.html" if request.htmx else "gameplay/game_detail.html"
+    return render(request, template, context)
+
+
+@require_GET
+def rules(request: HttpRequest, engine: str) -> HttpResponse:
+    """The in-app rules page of a game, every ruling marked."""
+    if engine not in ENGINES:
+        raise Http404("no such game")
+    try:
+        get_template(f"games/{engine}/rules.html")
+    except TemplateDoesNotExist as error:
+        raise Http404("no rules page") from error
+    return render(request, "gameplay/rules.html", {"engine": engine, "title": get_engine(engine).title})
+
+
+@require_GET
+def rules_index(request: HttpRequest) -> HttpResponse:
+    """The list of games with links to their rules."""
+    games = [(n, e.title) for n, e in sorted(ENGINES.items())]
+    return render(request, "gameplay/rules_index.html", {"games": games})

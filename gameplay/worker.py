@@ -1,0 +1,89 @@
+"""The server's clock: expires response windows and lets bots move, twice a second.
+
+Each daphne process runs one worker thread; several processes are safe together because
+every write locks the game row and re-checks (a window expires once, a bot moves once).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from datetime import timedelta
+
+from django.db import close_old_connections
+from django.utils import timezone
+
+from engines.bots import get_policy
+from engines.registry import get_engine
+from gameplay.models import Game
+from gameplay.services import game_expire, game_state, move_submit
+
+logger = logging.getLogger(__name__)
+TICK_SECONDS = 0.5
+# A bot waits a moment on its own turn, like a person would; in a window it answers at once.
+BOT_PAUSE = timedelta(seconds=1.2)
+
+
+def bot_step(game: Game, now) -> bool:
+    """Let one bot that may move now do so; True if a move was made."""
+    engine = get_engine(game.engine)
+    state = game_state(game)
+    in_window = engine.window(state) is not None
+    last = game.moves.order_by("-seq").values_list("created", flat=True).first() or game.created
+    if not in_window and now - last < BOT_PAUSE:
+        return False
+    for gseat in game.seats.exclude(bot=""):
+        view = engine.view(state, gseat.index)
+        if not view["legal"]:
+            continue
+        rng = random.Random(f"{game.pk}:{game.version}:{gseat.index}")
+        action = get_policy(game.engine, gseat.bot)(view, rng)
+        result = move_submit(
+            game_id=game.pk,
+            player=None,
+            bot_seat=gseat.index,
+            version=game.version,
+            move_id=f"bot-{game.version}-{gseat.index}",
+            action=action,
+        )
+        return result.ok
+    return False
+
+
+def tick(now=None) -> int:
+    """One pass over running games: expire due windows, make due bot moves. Returns the work done."""
+    now = now or timezone.now()
+    done = 0
+    due = Game.objects.filter(status=Game.RUNNING, paused=False, deadline__lte=now).values_list("pk", flat=True)
+    for game_id in list(due):
+        done += game_expire(game_id=game_id, now=now)
+    for game in Game.objects.filter(status=Game.RUNNING, seats__bot__gt="").distinct():
+        try:
+            done += bot_step(game, now)
+        except Exception:
+            logger.exception("bot step failed in game %s", game.pk)
+    return done
+
+
+def _loop() -> None:
+    while True:
+        try:
+            close_old_connections()
+            tick()
+        except Exception:
+            logger.exception("worker tick failed")
+        time.sleep(TICK_SECONDS)
+
+
+_started = False
+
+
+def start_worker_thread() -> None:
+    """Start this process's worker (once)."""
+    global _started
+    if _started:
+        return
+    _started = True
+    threading.Thread(target=_loop, name="game-worker", daemon=True).start()

@@ -1,0 +1,34 @@
+"""The address that phones on the same Wi-Fi should open, and QR codes for links."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import segno
+
+
+def lan_ip() -> str:
+    """This machine's LAN address (the one its default route uses), or 127.0.0.1."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        # connect() on a UDP socket only picks the outgoing interface: no packet is sent.
+        probe.connect(("10.254.254.254", 9))
+        return probe.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
+def lan_base_url(request) -> str:
+    """``http://<lan ip>:<port>`` for the running server (the request's port, else $PORT)."""
+    host = request.get_host()
+    port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else os.environ.get("PORT", "8000")
+    scheme = "https" if request.is_secure() else "http"
+    return f"{scheme}://{lan_ip()}:{port}"
+
+
+def qr_svg(data: str) -> str:
+    """An inline SVG QR code (dark on white, for bright light and phone cameras)."""
+    return segno.make(data, error="m").svg_inline(scale=6, border=2, dark="#111", light="#fff")

@@ -1,0 +1,249 @@
+"""Writes for players, tables and seats: guests, accounts, joining, arranging, seat links."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from engines.base import OptionError
+from engines.registry import ENGINES
+from lobby.models import CODE_ALPHABET, CODE_LENGTH, NICKNAME_MAX, Player, Seat, SeatLink, Table
+
+SESSION_KEY = "player_id"
+TIMER_CHOICES = [0, 5, 10, 15, 20, 30, 45, 60]
+
+
+class LobbyError(Exception):
+    """A request the lobby cannot take (a clear message, nothing changed)."""
+
+
+def clean_nickname(raw: str) -> str:
+    """A nickname with spaces folded, 1 to NICKNAME_MAX characters; raises LobbyError."""
+    nickname = " ".join((raw or "").split())
+    if not nickname:
+        raise LobbyError("a nickname is needed")
+    if len(nickname) > NICKNAME_MAX:
+        raise LobbyError(f"a nickname has at most {NICKNAME_MAX} characters")
+    return nickname
+
+
+def player_current(*, request) -> Player | None:
+    """The Player of this browser: the account's, else the guest bound to the session."""
+    cached = getattr(request, "_player", None)
+    if cached is not None:
+        return cached
+    player = None
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        player = Player.objects.filter(user=user).first()
+    if player is None and hasattr(request, "session"):
+        player_id = request.session.get(SESSION_KEY)
+        if player_id:
+            # Logging out flushes the session, so a session-bound player is this browser's
+            # (a guest, or a seat handed over by a one-time seat link).
+            player = Player.objects.filter(pk=player_id).first()
+    request._player = player
+    return player
+
+
+def player_guest_create(*, request, nickname: str) -> Player:
+    """Sit down as a guest: a Player bound to this browser's session."""
+    player = Player.objects.create(nickname=clean_nickname(nickname))
+    request.session[SESSION_KEY] = player.pk
+    request._player = player
+    return player
+
+
+def player_attach_user(*, request, user) -> Player:
+    """After sign-up or log-in: the account keeps the guest's seats and history."""
+    player = Player.objects.filter(user=user).first()
+    guest_id = request.session.get(SESSION_KEY)
+    guest = Player.objects.filter(pk=guest_id, user__isnull=True).first() if guest_id else None
+    if player is None:
+        if guest is not None:
+            guest.user = user
+            guest.save(update_fields=["user"])
+            player = guest
+        else:
+            player = Player.objects.create(user=user, nickname=clean_nickname(user.username[:NICKNAME_MAX]))
+    request.session[SESSION_KEY] = player.pk
+    request._player = player
+    return player
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(raw: str) -> str:
+    """What a person typed as a table code, upper-cased and trimmed."""
+    return "".join((raw or "").split()).upper()[:CODE_LENGTH * 2]
+
+
+def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int) -> Table:
+    """A new table with the host in the first seat; checks the game, options and timer."""
+    if engine not in ENGINES:
+        raise LobbyError("unknown game")
+    if timer_seconds not in TIMER_CHOICES:
+        raise LobbyError("the timer is off or 5 to 60 seconds")
+    try:
+        options = ENGINES[engine].validate_options(options, None)
+    except OptionError as error:
+        raise LobbyError(str(error)) from error
+    for _ in range(20):
+        try:
+            with transaction.atomic():
+                table = Table.objects.create(
+                    code=_new_code(), host=host, engine=engine, options=options, timer_seconds=timer_seconds
+                )
+                Seat.objects.create(table=table, position=0, player=host)
+                return table
+        except IntegrityError:
+            continue
+    raise LobbyError("could not find a free table code; try again")
+
+
+def table_running_game(table: Table):
+    """The table's running game, or None."""
+    return table.games.filter(status="running").first()
+
+
+def _next_position(table: Table) -> int:
+    top = table.seats.aggregate(top=Max("position"))["top"]
+    return 0 if top is None else top + 1
+
+
+def table_join(*, table: Table, player: Player) -> Seat:
+    """Take a free seat at the end of the table (idempotent for a seated player)."""
+    from gameplay.services import table_notify
+
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        existing = table.seats.filter(player=player).first()
+        if existing is not None:
+            return existing
+        if table_running_game(table) is not None:
+            raise LobbyError("a game is in progress at this table; join before the next one")
+        if table.seats.count() >= ENGINES[table.engine].max_players:
+            raise LobbyError("this table is full")
+        seat = Seat.objects.create(table=table, position=_next_position(table), player=player)
+        table_notify(table_id=table.pk)
+        return seat
+
+
+def seat_add_bot(*, table: Table, policy: str = "heuristic") -> Seat:
+    """The host fills an empty seat with a bot."""
+    from gameplay.services import table_notify
+
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        if table_running_game(table) is not None:
+            raise LobbyError("seats change between games")
+        count = table.seats.count()
+        if count >= ENGINES[table.engine].max_players:
+            raise LobbyError("this table is full")
+        names = set(table.seats.exclude(bot="").values_list("bot_name", flat=True))
+        number = next(n for n in range(1, 100) if f"Bot {n}" not in names)
+        seat = Seat.objects.create(
+            table=table, position=_next_position(table), bot=policy, bot_name=f"Bot {number}"
+        )
+        table_notify(table_id=table.pk)
+        return seat
+
+
+def seat_remove(*, table: Table, seat_id: int) -> None:
+    """The host removes a seat before the start (or a player leaves their own)."""
+    from gameplay.services import table_notify
+
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        if table_running_game(table) is not None:
+            raise LobbyError("seats change between games")
+        seat = table.seats.filter(pk=seat_id).first()
+        if seat is None:
+            raise LobbyError("no such seat")
+        if seat.player_id == table.host_id:
+            raise LobbyError("the host keeps their seat")
+        seat.delete()
+        _renumber(table)
+        table_notify(table_id=table.pk)
+
+
+def _renumber(table: Table) -> None:
+    seats = list(table.seats.order_by("position"))
+    # Two passes so the positions never collide on the way.
+    for i, seat in enumerate(seats):
+        seat.position = 1000 + i
+        seat.save(update_fields=["position"])
+    for i, seat in enumerate(seats):
+        seat.position = i
+        seat.save(update_fields=["position"])
+
+
+def seat_move(*, table: Table, seat_id: int, delta: int) -> None:
+    """The host moves a seat one place earlier (-1) or later (+1) in clockwise order."""
+    from gameplay.services import table_notify
+
+    if delta not in (-1, 1):
+        raise LobbyError("a seat moves one place at a time")
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        if table_running_game(table) is not None:
+            raise LobbyError("seats change between games")
+        seats = list(table.seats.order_by("position"))
+        index = next((i for i, s in enumerate(seats) if s.pk == seat_id), None)
+        if index is None:
+            raise LobbyError("no such seat")
+        other = index + delta
+        if not 0 <= other < len(seats):
+            return
+        seats[index], seats[other] = seats[other], seats[index]
+        for i, seat in enumerate(seats):
+            seat.position = 1000 + i
+            seat.save(update_fields=["position"])
+        _renumber(table)
+        table_notify(table_id=table.pk)
+
+
+def table_settings_update(*, table: Table, engine: str, options: dict, timer_seconds: int) -> None:
+    """The host changes the game, its options or the timer between games."""
+    from gameplay.services import table_notify
+
+    if engine not in ENGINES:
+        raise LobbyError("unknown game")
+    if timer_seconds not in TIMER_CHOICES:
+        raise LobbyError("the timer is off or 5 to 60 seconds")
+    try:
+        options = ENGINES[engine].validate_options(options, None)
+    except OptionError as error:
+        raise LobbyError(str(error)) from error
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        if table_running_game(table) is not None:
+            raise LobbyError("settings change between games")
+        table.engine, table.options, table.timer_seconds = engine, options, timer_seconds
+        table.save(update_fields=["engine", "options", "timer_seconds"])
+        table_notify(table_id=table.pk)
+
+
+def seat_link_create(*, table: Table, player: Player) -> SeatLink:
+    """A one-time link that hands ``player``'s seat to another device."""
+    if not table.seats.filter(player=player).exists():
+        raise LobbyError("that player has no seat here")
+    return SeatLink.objects.create(token=secrets.token_urlsafe(24), table=table, player=player)
+
+
+def seat_link_claim(*, request, token: str) -> Table:
+    """Open a seat link: this browser becomes that player (seat, secrets and all), once."""
+    with transaction.atomic():
+        link = SeatLink.objects.select_for_update().filter(token=token).first()
+        if link is None or link.used is not None:
+            raise LobbyError("this seat link is unknown or was already used")
+        link.used = timezone.now()
+        link.save(update_fields=["used"])
+        request.session[SESSION_KEY] = link.player_id
+        request._player = link.player
+        return link.table

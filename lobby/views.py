@@ -1,0 +1,247 @@
+"""Lobby pages: home, accounts and guests, creating and joining tables, the host's seat controls."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from engines.registry import ENGINES
+from lobby import services
+from lobby.forms import JoinForm, NicknameForm, SignupForm, game_choices, option_fields, options_from_post, timer_choices
+from lobby.models import Table
+from lobby.network import lan_base_url, qr_svg
+from lobby.services import LobbyError, player_current
+
+
+def _table_or_404(code: str) -> Table:
+    return get_object_or_404(Table, code=services.normalize_code(code))
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """The address for phones (text and QR), join by code, create a table, sign in."""
+    base = lan_base_url(request)
+    player = player_current(request=request)
+    tables = []
+    if player is not None:
+        tables = Table.objects.filter(seats__player=player).order_by("-created")[:5]
+    return render(
+        request,
+        "lobby/home.html",
+        {
+            "lan_url": base + "/",
+            "lan_qr": qr_svg(base + "/"),
+            "join_form": JoinForm(),
+            "nickname_form": NicknameForm(),
+            "tables": tables,
+        },
+    )
+
+
+@require_POST
+def guest(request: HttpRequest) -> HttpResponse:
+    """Sit down as a guest with a nickname; then go where the person was heading."""
+    form = NicknameForm(request.POST)
+    target = request.POST.get("next") or reverse("home")
+    if not target.startswith("/") or target.startswith("//"):
+        target = reverse("home")
+    if not form.is_valid():
+        messages.error(request, _("A name of 1 to 24 characters, please."))
+        return redirect(target)
+    try:
+        services.player_guest_create(request=request, nickname=form.cleaned_data["nickname"])
+    except LobbyError as error:
+        messages.error(request, str(error))
+    return redirect(target)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account; a guest keeps their seats and history."""
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        guest_id = request.session.get(services.SESSION_KEY)
+        login(request, user)
+        if guest_id:
+            request.session[services.SESSION_KEY] = guest_id
+        services.player_attach_user(request=request, user=user)
+        return redirect("home")
+    return render(request, "lobby/signup.html", {"form": form}, status=400 if request.method == "POST" else 200)
+
+
+class PlayerLoginView(LoginView):
+    """Log in; a guest's seats join the account if it has no player yet."""
+
+    template_name = "lobby/login.html"
+
+    def form_valid(self, form):
+        guest_id = self.request.session.get(services.SESSION_KEY)
+        response = super().form_valid(form)
+        if guest_id:
+            self.request.session[services.SESSION_KEY] = guest_id
+        services.player_attach_user(request=self.request, user=form.get_user())
+        return response
+
+
+@require_http_methods(["GET", "POST"])
+def table_create(request: HttpRequest) -> HttpResponse:
+    """Pick a game, its options and the response timer; get a table code."""
+    player = player_current(request=request)
+    engine_name = request.POST.get("engine") or request.GET.get("engine") or "inside_job"
+    if engine_name not in ENGINES:
+        engine_name = "inside_job"
+    status = 200
+    if request.method == "POST":
+        if player is None:
+            messages.error(request, _("Choose a name first."))
+            return redirect(reverse("table_create"))
+        try:
+            timer = int(request.POST.get("timer", "0"))
+            table = services.table_create(
+                host=player,
+                engine=engine_name,
+                options=options_from_post(engine_name, request.POST),
+                timer_seconds=timer,
+            )
+            return redirect("table", code=table.code)
+        except (LobbyError, ValueError) as error:
+            messages.error(request, str(error))
+            status = 400
+    return render(
+        request,
+        "lobby/create.html",
+        {
+            "games": game_choices(),
+            "engine_name": engine_name,
+            "all_options": {name: option_fields(name, {}) for name in ENGINES},
+            "timers": timer_choices(),
+            "nickname_form": NicknameForm(),
+        },
+        status=status,
+    )
+
+
+@require_GET
+def table_find(request: HttpRequest) -> HttpResponse:
+    """Join by code: an unknown code says so plainly."""
+    code = services.normalize_code(request.GET.get("code", ""))
+    if Table.objects.filter(code=code).exists():
+        return redirect("table", code=code)
+    messages.error(request, _("No table has the code %(code)s.") % {"code": code[:10]})
+    return redirect("home")
+
+
+@require_POST
+def table_join(request: HttpRequest, code: str) -> HttpResponse:
+    """Take a seat at the table."""
+    table = _table_or_404(code)
+    player = player_current(request=request)
+    if player is None:
+        messages.error(request, _("Choose a name first."))
+    else:
+        try:
+            services.table_join(table=table, player=player)
+        except LobbyError as error:
+            messages.error(request, str(error))
+    return redirect("table", code=table.code)
+
+
+def _host_only(request: HttpRequest, table: Table) -> HttpResponse | None:
+    player = player_current(request=request)
+    if player is None or player.pk != table.host_id:
+        return HttpResponse(_("Only the host can do that."), status=403)
+    return None
+
+
+@require_POST
+def seat_action(request: HttpRequest, code: str) -> HttpResponse:
+    """The host arranges seats: up, down, remove, add a bot; a player may leave."""
+    table = _table_or_404(code)
+    player = player_current(request=request)
+    what = request.POST.get("what", "")
+    try:
+        seat_id = int(request.POST.get("seat", "0"))
+    except ValueError:
+        return HttpResponse(_("Bad seat."), status=400)
+    own_seat = player is not None and table.seats.filter(pk=seat_id, player=player).exists()
+    if not (what == "leave" and own_seat):
+        denied = _host_only(request, table)
+        if denied:
+            return denied
+    try:
+        if what in ("up", "down"):
+            services.seat_move(table=table, seat_id=seat_id, delta=-1 if what == "up" else 1)
+        elif what in ("remove", "leave"):
+            services.seat_remove(table=table, seat_id=seat_id)
+        elif what == "bot":
+            policy = request.POST.get("policy", "heuristic")
+            if policy not in ("heuristic", "random"):
+                return HttpResponse(_("Unknown bot."), status=400)
+            services.seat_add_bot(table=table, policy=policy)
+        else:
+            return HttpResponse(_("Unknown seat action."), status=400)
+    except LobbyError as error:
+        messages.error(request, str(error))
+    return redirect("table", code=table.code)
+
+
+@require_POST
+def table_settings(request: HttpRequest, code: str) -> HttpResponse:
+    """The host changes the game, options or timer between games."""
+    table = _table_or_404(code)
+    denied = _host_only(request, table)
+    if denied:
+        return denied
+    engine_name = request.POST.get("engine", table.engine)
+    if engine_name not in ENGINES:
+        return HttpResponse(_("Unknown game."), status=400)
+    try:
+        services.table_settings_update(
+            table=table,
+            engine=engine_name,
+            options=options_from_post(engine_name, request.POST),
+            timer_seconds=int(request.POST.get("timer", table.timer_seconds)),
+        )
+    except (LobbyError, ValueError) as error:
+        messages.error(request, str(error))
+    return redirect("table", code=table.code)
+
+
+@require_POST
+def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
+    """The host makes a one-time link that hands a seat to a new device."""
+    table = _table_or_404(code)
+    denied = _host_only(request, table)
+    if denied:
+        return denied
+    seat = table.seats.filter(pk=request.POST.get("seat") or 0).select_related("player").first()
+    if seat is None or seat.player is None:
+        return HttpResponse(_("That seat has no player to hand over."), status=400)
+    link = services.seat_link_create(table=table, player=seat.player)
+    url = lan_base_url(request) + reverse("seat_link", args=[link.token])
+    return render(request, "lobby/seat_link.html", {"table": table, "seat": seat, "url": url, "qr": qr_svg(url)})
+
+
+@require_GET
+def seat_link(request: HttpRequest, token: str) -> HttpResponse:
+    """Open a one-time seat link: this device now holds that seat."""
+    try:
+        table = services.seat_link_claim(request=request, token=token[:64])
+    except LobbyError as error:
+        return render(request, "lobby/message.html", {"message": str(error)}, status=404)
+    return redirect("table", code=table.code)
+
+
+@require_GET
+def table_qr(request: HttpRequest, code: str) -> HttpResponse:
+    """The join QR code of a table as an SVG image."""
+    table = _table_or_404(code)
+    url = lan_base_url(request) + reverse("table", args=[table.code])
+    return HttpResponse(qr_svg(url), content_type="image/svg+xml")

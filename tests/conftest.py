@@ -1,0 +1,68 @@
+"""Shared fixtures: guests with their own browsers (test clients), tables, started games."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from lobby.models import Player, Table
+
+
+class Guest:
+    """A person with a phone: a test client whose session holds a guest Player."""
+
+    def __init__(self, nickname: str, **client_kwargs) -> None:
+        self.client = Client(**client_kwargs)
+        response = self.client.post("/guest/", {"nickname": nickname, "next": "/"})
+        assert response.status_code == 302
+        self.player = Player.objects.get(pk=self.client.session["player_id"])
+
+    def get(self, *args, **kwargs):
+        return self.client.get(*args, **kwargs)
+
+    def post(self, *args, **kwargs):
+        return self.client.post(*args, **kwargs)
+
+    def htmx_post(self, path, data):
+        return self.client.post(path, data, HTTP_HX_REQUEST="true")
+
+
+@pytest.fixture
+def guests(db):
+    """A factory of guests: guests(5) -> five Guest objects named P1..P5."""
+
+    def make(count: int, prefix: str = "P"):
+        return [Guest(f"{prefix}{i + 1}") for i in range(count)]
+
+    return make
+
+
+@pytest.fixture
+def table_with(guests):
+    """A table of ``engine`` with ``count`` seated guests (the first is the host)."""
+
+    def make(count: int, engine: str = "inside_job", timer: int = 0, options: dict | None = None):
+        people = guests(count)
+        host = people[0]
+        data = {"engine": engine, "timer": str(timer)}
+        for key, value in (options or {}).items():
+            if isinstance(value, bool):
+                if value:
+                    data[f"opt-{engine}-{key}"] = "on"
+            else:
+                data[f"opt-{engine}-{key}"] = str(value)
+        response = host.post("/new/", data)
+        assert response.status_code == 302, response.content[:500]
+        table = Table.objects.get(host=host.player)
+        for person in people[1:]:
+            assert person.post(f"/t/{table.code}/join/").status_code == 302
+        return table, people
+
+    return make
+
+
+def start(table: Table, host: Guest):
+    """The host starts the game; returns the running Game."""
+    response = host.post(f"/t/{table.code}/host/", {"what": "start"})
+    assert response.status_code == 302
+    return table.games.get(status="running")

@@ -1,0 +1,29 @@
+"""Helpers for web-layer tests: post a move as a phone would."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from engines.registry import get_engine
+from gameplay.models import Game
+from gameplay.services import game_state
+
+
+def move_data(game: Game, action: dict, *, version: int | None = None, move_id: str | None = None) -> dict:
+    """The form fields a phone's move button sends."""
+    data = {"version": str(game.version if version is None else version), "action": json.dumps(action)}
+    data["move_id"] = move_id or uuid.uuid4().hex
+    return data
+
+
+def legal(game: Game, seat: int) -> list[dict]:
+    """The seat's legal actions now (read through the engine's view, as a phone sees them)."""
+    game.refresh_from_db()
+    return get_engine(game.engine).view(game_state(game), seat)["legal"]
+
+
+def awaited_movers(game: Game) -> list[int]:
+    """Seats that have something to do now."""
+    game.refresh_from_db()
+    return [s for s in range(game.players) if legal(game, s)]
