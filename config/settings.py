@@ -148,8 +148,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
-if DEBUG or env_flag("DJANGO_PLAIN_STATIC"):
+# Without collectstatic (development, tests): plain storage, files served from the apps.
+PLAIN_STATIC = DEBUG or env_flag("DJANGO_PLAIN_STATIC")
+if PLAIN_STATIC:
     STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    WHITENOISE_USE_FINDERS = True
 
 # An oversized form is refused before any view sees it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024

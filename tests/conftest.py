@@ -8,6 +8,15 @@ from django.test import Client
 from lobby.models import Player, Table
 
 
+@pytest.fixture(autouse=True)
+def _plain_static(settings):
+    """Tests render pages without running collectstatic first."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
 class Guest:
     """A person with a phone: a test client whose session holds a guest Player."""
 
