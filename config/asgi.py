@@ -11,13 +11,16 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from gameplay.consumers import SameOriginValidator  # noqa: E402
 from gameplay.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(
+            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )
 

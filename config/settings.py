@@ -111,6 +111,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # A file, not shared memory, so that threads in tests lock it as processes would.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

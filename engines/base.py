@@ -222,3 +222,14 @@ def check_option(spec: dict, value: Any, players: int | None) -> Any:
                 raise OptionError(f"{key}: {name} must be from {spec.get('min', 0)} to {spec.get('max')}")
         return dict(value)
     raise OptionError(f"{key}: unknown option kind {kind}")
+
+
+def seat_team(outcome: dict, seat: int) -> str | None:
+    """The team a seat ended on, from ``outcome["teams"]`` ({team: [seats]} or {seat: team})."""
+    teams = outcome.get("teams") or {}
+    for key, value in teams.items():
+        if isinstance(value, list) and seat in value:
+            return str(key)
+        if not isinstance(value, list) and str(key) == str(seat):
+            return str(value)
+    return None

@@ -38,3 +38,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def table_revision(self, event: dict) -> None:
         await self.send_json({"v": int(event["v"])})
+
+
+class SameOriginValidator:
+    """Refuse a socket whose Origin is not the host it connects to (ALLOWED_HOSTS may be '*' on a LAN)."""
+
+    def __init__(self, application) -> None:
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope.get("headers", []))
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        host = headers.get(b"host", b"").decode("latin-1")
+        netloc = origin.split("://", 1)[1] if "://" in origin else ""
+        if not host or netloc.lower() != host.lower():
+            # Closing before accept makes the handshake fail (HTTP 403 for the browser).
+            await send({"type": "websocket.close", "code": 4403})
+            return None
+        return await self.application(scope, receive, send)

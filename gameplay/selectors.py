@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from engines.base import seat_team
 from engines.registry import get_engine
 from gameplay.models import Game, GameSeat, Move
 from gameplay.services import game_replay, game_state
@@ -89,15 +90,14 @@ def player_history(*, player: Player) -> list[dict]:
         game = gseat.game
         outcome = game.outcome or {}
         winners = outcome.get("winners", [])
-        reveal = (outcome.get("reveal") or {})
-        mine = reveal.get(str(gseat.index), reveal.get(gseat.index)) if isinstance(reveal, dict) else None
         rows.append(
             {
                 "game": game_public_info(game),
                 "seat": gseat.index,
                 "names": list(game.seats.values_list("name", flat=True)),
                 "won": gseat.index in winners,
-                "mine": mine,
+                "team": seat_team(outcome, gseat.index) if outcome else None,
+                "bot": gseat.bot,
             }
         )
     return rows

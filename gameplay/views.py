@@ -53,8 +53,10 @@ def _expire_if_due(game: Game | None) -> None:
 def _panel_context(request: HttpRequest, table: Table) -> dict:
     """Everything the phone page and its partial show: lobby or game, for this browser."""
     player = player_current(request=request)
+    _expire_if_due(table_running_game(table))
+    # The revision is read before the rows it labels, so a panel never claims to be newer than it is.
+    table.refresh_from_db(fields=["revision"])
     running = table_running_game(table)
-    _expire_if_due(running)
     latest = running or table_latest_game(table)
     seats = list(table.seats.select_related("player"))
     context: dict = {
@@ -113,8 +115,10 @@ def board_page(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _board_context(request: HttpRequest, table: Table) -> dict:
+    _expire_if_due(table_running_game(table))
+    # The revision is read before the rows it labels, so a panel never claims to be newer than it is.
+    table.refresh_from_db(fields=["revision"])
     running = table_running_game(table)
-    _expire_if_due(running)
     latest = running or table_latest_game(table)
     join_url = lan_base_url(request) + reverse("table", args=[table.code])
     context: dict = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
-from django.utils.translation import gettext, gettext_lazy as _
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from engines.registry import ENGINES
 from lobby.models import CODE_LENGTH, NICKNAME_MAX

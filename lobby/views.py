@@ -13,7 +13,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from engines.registry import ENGINES
 from lobby import services
-from lobby.forms import JoinForm, NicknameForm, SignupForm, game_choices, option_fields, options_from_post, timer_choices
+from lobby.forms import (
+    JoinForm,
+    NicknameForm,
+    SignupForm,
+    game_choices,
+    option_fields,
+    options_from_post,
+    timer_choices,
+)
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import LobbyError, player_current

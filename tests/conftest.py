@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.test import Client
 
 from lobby.models import Player, Table
+
+# Tests drive the clock themselves (gameplay.worker.tick); the ASGI app must not start its own.
+os.environ["GAME_WORKER"] = "0"
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,9 @@ register = template.Library()
 def _move_form_open(context, action: dict, css_class: str = "") -> str:
     return format_html(
         '<form method="post" action="{url}" class="move-form {cls}" hx-post="{url}" '
-        'hx-target="#private-view" hx-swap="outerHTML" hx-disabled-elt="find button">'
+        # A move supersedes a refresh in flight (hx-sync replace); the button is off while it travels.
+        'hx-target="#private-view" hx-swap="outerHTML" hx-sync="closest #private-view:replace" '
+        'hx-disabled-elt="find button">'
         '<input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">'
         '<input type="hidden" name="version" value="{version}">'
         '<input type="hidden" name="move_id" value="{move_id}">'

@@ -104,7 +104,7 @@ def test_move_for_a_seat_the_requester_does_not_own_is_403(table_with, guests):
 )
 def test_malformed_moves_are_400_and_change_nothing(table_with, data):
     table, people = table_with(5)
-    game = start(table, people[0])
+    start(table, people[0])
     for person in people:
         response = person.htmx_post(f"/t/{table.code}/move/", data)
         assert response.status_code == 400

@@ -47,7 +47,7 @@ def test_a_full_table_refuses_another_player(table_with, guests):
 
 
 def test_nickname_is_capped_and_escaped(client):
-    response = client.post("/guest/", {"nickname": "x" * 25, "next": "/"}, follow=True)
+    client.post("/guest/", {"nickname": "x" * 25, "next": "/"}, follow=True)
     assert not Player.objects.exists()
     client.post("/guest/", {"nickname": "<script>x()</script>", "next": "/"})
     player = Player.objects.get()

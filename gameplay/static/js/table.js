@@ -17,6 +17,17 @@
     if (typeof v === "number" && v > known) { known = v; refresh(); }
   }
 
+  // Never let an older panel replace a newer one (a refresh that left before a move and
+  // arrived after it): every panel carries the table revision it was rendered at.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || !target.dataset || !target.dataset.revision) { return; }
+    var match = /data-revision="(\d+)"/.exec(event.detail.serverResponse || "");
+    if (match && parseInt(match[1], 10) < parseInt(target.dataset.revision, 10)) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
   document.addEventListener("htmx:afterSwap", function () {
     var el = document.querySelector("[data-revision]");
     if (el) { known = Math.max(known, parseInt(el.dataset.revision || "0", 10)); }

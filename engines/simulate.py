@@ -1,0 +1,84 @@
+"""Bot-only games for balance figures (used by `manage.py simulate` and the bot tests)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from engines.base import seat_team
+from engines.bots import get_policy
+
+
+def parse_option(engine, raw: str) -> tuple[str, object]:
+    """``key=value`` from the command line, typed by the engine's option spec."""
+    key, sep, value = raw.partition("=")
+    if not sep:
+        raise ValueError(f"--option takes key=value, not {raw!r}")
+    specs = {spec["key"]: spec for spec in engine.option_specs()}
+    if key not in specs:
+        raise ValueError(f"unknown option {key!r}; known: {', '.join(sorted(specs))}")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = value
+    return key, parsed
+
+
+def play_bots(engine, players: int, options: dict, seed: int, bots: list[str], *, max_steps: int = 20000):
+    """One game where each seat's bot sees only its own view; returns (final state, moves made)."""
+    rng = random.Random(seed)
+    policies = [get_policy(engine.name, bot) for bot in bots]
+    state = engine.setup(players, options, seed)
+    moves = 0
+    for _ in range(max_steps):
+        if engine.outcome(state) is not None:
+            return state, moves
+        movers = [s for s in range(players) if engine.legal_actions(state, s)]
+        if not movers:
+            state = engine.on_timeout(state)
+            continue
+        seat = rng.choice(movers)
+        view = engine.view(state, seat)
+        action = policies[seat](view, rng)
+        state = engine.apply(state, seat, action)
+        moves += 1
+    raise RuntimeError(f"{engine.name}: a bot game did not end in {max_steps} steps (seed {seed})")
+
+
+def team_of(outcome: dict, seat: int) -> str:
+    """The team a seat ended on (a game without teams: the seat itself)."""
+    return seat_team(outcome, seat) or f"seat {seat + 1}"
+
+
+def simulate(engine, players: int, options: dict, games: int, bots: list[str], seed: int) -> dict:
+    """Play ``games`` games; win rates by team and seat, average length, heuristic vs random."""
+    team_wins: Counter = Counter()
+    team_games: Counter = Counter()
+    seat_wins = [0] * players
+    policy_wins: Counter = Counter()
+    policy_games: Counter = Counter()
+    total_moves = 0
+    for g in range(games):
+        state, moves = play_bots(engine, players, options, seed * 100003 + g, bots)
+        total_moves += moves
+        outcome = engine.outcome(state)
+        winners = set(outcome["winners"])
+        teams_won = {team_of(outcome, s) for s in winners}
+        for team in {team_of(outcome, s) for s in range(players)}:
+            team_games[team] += 1
+            team_wins[team] += team in teams_won
+        for seat in range(players):
+            seat_wins[seat] += seat in winners
+            policy_games[bots[seat]] += 1
+            policy_wins[bots[seat]] += seat in winners
+    return {
+        "engine": engine.name,
+        "players": players,
+        "games": games,
+        "bots": bots,
+        "team_win_rate": {t: team_wins[t] / team_games[t] for t in sorted(team_games)},
+        "seat_win_rate": [w / games for w in seat_wins],
+        "policy_win_rate": {p: policy_wins[p] / policy_games[p] for p in sorted(policy_games)},
+        "average_moves": total_moves / games,
+    }

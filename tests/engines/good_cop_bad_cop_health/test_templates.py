@@ -1,0 +1,124 @@
+"""The game's templates render for every seat at many points, and the board HTML leaks nothing."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from django.template.loader import render_to_string
+
+from engines.good_cop_bad_cop_health import ENGINE
+
+from .test_information_sets import scramble
+
+T = "games/good_cop_bad_cop_health/"
+
+
+def context(state, seat):
+    """The context the web layer gives phone.html and board.html."""
+    players = state["n"]
+    names = [f"Player{i}" for i in range(players)]
+    seats = [{"index": i, "name": names[i], "is_bot": False, "is_me": i == seat} for i in range(players)]
+    return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
+            "move_url": "/m", "version": 3, "move_id": "x", "csrf_token": "t"}
+
+
+def game_states(players, seed, every=5):
+    """States of one random game, every few moves, and the final one."""
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, ENGINE.default_options(), seed)
+    step = 0
+    while ENGINE.outcome(state) is None:
+        if step % every == 0:
+            yield state
+        seat = rng.choice([s for s in range(players) if ENGINE.legal_actions(state, s)])
+        state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
+        step += 1
+    yield state
+
+
+def text_of(html):
+    """Visible text without tags or extra whitespace."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 8])
+def test_phone_board_and_log_lines_render(players):
+    state = None
+    for state in game_states(players, players * 7, every=10):
+        board = render_to_string(T + "board.html", context(state, None))
+        assert "Player0" in board
+        for seat in range(players):
+            ctx = context(state, seat)
+            phone = render_to_string(T + "phone.html", ctx)
+            assert "Your hand" in phone
+            if ctx["view"]["legal"] and ctx["view"]["phase"] == "draw":
+                assert 'data-test="draw-deck"' in phone or 'data-test="draw-market-' in phone
+            if ctx["view"]["moves"]["end_turn"]:
+                assert 'data-test="end-turn"' in phone
+    # The final log holds every public line, and each seat's view adds its private ones.
+    seen_events = set()
+    for seat in [None, *range(players)]:
+        ctx = context(state, seat)
+        for line in ctx["view"]["log"]:
+            if seat is not None and not line.get("private") and line["event"] in seen_events:
+                continue
+            seen_events.add(line["event"])
+            sentence = text_of(render_to_string(T + "log_line.html", {**ctx, "line": line}))
+            assert sentence and sentence != line["event"], line
+    assert {"shoot", "eliminated", "game_over", "turn"} <= seen_events
+
+
+def test_rules_page_renders_with_rulings_marked():
+    html = render_to_string(T + "rules.html", {})
+    assert html.count('<mark class="ruling">') >= 10
+    assert "Flawless Shot" in html
+
+
+def test_shoot_buttons_carry_test_ids_and_strongest_gun_first():
+    from .helpers import at_act, give, new_game
+
+    state = new_game(4)
+    give(state, 0, "revolver_38", "in_play")
+    give(state, 0, "magnum_44", "in_play")
+    give(state, 0, "inspection")
+    state = at_act(state)
+    phone = render_to_string(T + "phone.html", context(state, 0))
+    assert 'data-test="shoot-2"' in phone and 'data-test="shoot-2-revolver_38"' in phone
+    assert 'data-gun="magnum_44" data-test="shoot-2"' in phone
+    assert 'data-test="inspect-3"' in phone and 'data-test="end-turn"' in phone
+
+
+def test_identity_change_notice_on_the_phone_only():
+    from .helpers import at_act, give, new_game, set_identities
+
+    state = new_game(5)
+    set_identities(state, ["bad", "good", "good", "good", "bad"])
+    state["identity_pile"] = ["good", "bad", "good"]
+    gun = give(state, 0, "revolver_38", "in_play")
+    give(state, 0, "flawless_shot", "in_play")
+    state["players"][1]["health"] = 1
+    state = ENGINE.apply(at_act(state), 0, {"type": "shoot", "gun": gun["id"], "target": 1})
+    phone = render_to_string(T + "phone.html", context(state, 0))
+    assert 'data-test="identity-changed"' in phone
+    assert 'data-identity="good"' in phone
+    board = render_to_string(T + "board.html", context(state, None))
+    assert "identity-changed" not in board and "Your identity changed" not in board
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 7])
+def test_board_and_phone_html_do_not_depend_on_hidden_facts(players):
+    rng = random.Random(players)
+    for state in game_states(players, players, every=9):
+        if ENGINE.outcome(state) is not None:
+            continue
+        board = render_to_string(T + "board.html", context(state, None))
+        assert render_to_string(T + "board.html", context(scramble(state, None, rng), None)) == board
+        for p, player in enumerate(state["players"]):
+            if player["alive"] and player["identity"]:
+                marker = f'data-identity="{player["identity"]}"'
+                assert marker not in board, f"seat {p}'s identity on the board"
+        seat = rng.randrange(players)
+        phone = render_to_string(T + "phone.html", context(state, seat))
+        assert render_to_string(T + "phone.html", context(scramble(state, seat, rng), seat)) == phone

@@ -1,0 +1,156 @@
+"""Templates render for every seat and phase, carry the e2e hooks, and the board never leaks."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from django.template.loader import render_to_string
+
+from engines.inside_job import ENGINE
+
+from .helpers import approve_all, plain_roles, propose, run_mission, table
+from .test_information_sets import CASES, scramble, states_along_a_game
+
+ROLE_WORDS = ["Merlin", "Assassin", "Percival", "Morgana", "Mordred", "Oberon"]
+
+
+def game_to_the_end(players: int, options: dict, seed: int) -> list[dict]:
+    """Every state of one random game, the final one included."""
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, options, seed)
+    states = [state]
+    while ENGINE.outcome(state) is None:
+        seat = rng.choice(sorted(ENGINE.awaiting(state)))
+        state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
+        states.append(state)
+    return states
+
+
+def context(state: dict, seat: int | None) -> dict:
+    """The context the web layer gives a game partial."""
+    names = [f"Player{chr(65 + s)}" for s in range(state["players"])]
+    seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == seat}
+             for s in range(state["players"])]
+    return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
+            "move_url": "/m", "version": 3, "move_id": "x", "csrf_token": "t"}
+
+
+def phone(state: dict, seat: int) -> str:
+    """The rendered phone panel of a seat."""
+    return render_to_string("games/inside_job/phone.html", context(state, seat))
+
+
+def board(state: dict) -> str:
+    """The rendered public board."""
+    return render_to_string("games/inside_job/board.html", context(state, None))
+
+
+def test_every_partial_renders_through_whole_random_games():
+    for players, options in CASES:
+        for seed in range(1):
+            states = list(game_to_the_end(players, options, seed))
+            final = states[-1]
+            for index, state in enumerate(states):
+                if index % 7 and state is not final:
+                    continue
+                for seat in range(players):
+                    assert "data-test=\"role\"" in phone(state, seat)
+                html = board(state)
+                assert "ij-board" in html
+                ctx = context(state, None)
+                for line in ctx["view"]["log"]:
+                    text = render_to_string("games/inside_job/log_line.html",
+                                            {"line": line, "names": ctx["names"]}).strip()
+                    assert text and text != line["event"]
+            assert 'data-test="outcome"' in board(final)
+            assert 'data-test="outcome"' in phone(final, 0)
+
+
+def test_private_lady_result_renders_as_a_sentence():
+    line = {"event": "lady_result", "private": True, "to": 0, "target": 2, "side": "traitors"}
+    text = render_to_string("games/inside_job/log_line.html", {"line": line, "names": ["A", "B", "C"]})
+    assert "C" in text and "Traitor" in text
+
+
+def test_leader_phone_has_the_propose_form_with_picks_in_seat_order():
+    state = table(5, plain_roles(5, [1, 3]), leader=2)
+    html = phone(state, 2)
+    assert 'data-test="propose"' in html
+    picks = re.findall(r'data-test="pick-(\d+)"><input type="checkbox" name="a.team\[\]" value="(\d+)"', html)
+    assert picks == [(str(s), str(s)) for s in range(5)]
+    assert '"type": "propose"' in html.replace("&quot;", '"')
+    assert 'data-test="propose"' not in phone(state, 0)
+    assert "Waiting for" in phone(state, 0)
+
+
+def test_vote_buttons_until_the_seat_has_voted_then_waiting():
+    state = propose(table(5, plain_roles(5, [1, 3])), [0, 1])
+    html = phone(state, 4)
+    assert 'data-test="vote-approve"' in html and 'data-test="vote-reject"' in html
+    state = ENGINE.apply(state, 4, {"type": "vote", "approve": True})
+    html = phone(state, 4)
+    assert 'data-test="vote-approve"' not in html and "Waiting for" in html
+    assert 'data-test="vote-approve"' in phone(state, 0)
+
+
+def test_mission_buttons_agents_see_only_success():
+    state = approve_all(propose(table(5, plain_roles(5, [1, 3])), [0, 1]))
+    agent, traitor, outsider = phone(state, 0), phone(state, 1), phone(state, 2)
+    assert 'data-test="play-success"' in agent and 'data-test="play-sabotage"' not in agent
+    assert 'data-test="play-success"' in traitor and 'data-test="play-sabotage"' in traitor
+    assert 'data-test="play-success"' not in outsider and "Waiting for" in outsider
+
+
+def test_assassination_and_lady_buttons():
+    roles = ["merlin", "assassin", "agent", "traitor", "agent"]
+    state = table(5, roles, merlin=True)
+    for team in ([0, 2], [0, 2, 4], [2, 4]):
+        state = run_mission(state, team)
+    html = phone(state, 1)
+    assert all(f'data-test="assassinate-{s}"' in html for s in (0, 2, 4))
+    assert 'data-test="assassinate-3"' not in html
+    state = table(7, plain_roles(7, [1, 3, 5]), leader=0, lady_of_the_lake=True)
+    state = run_mission(run_mission(state, [0, 2]), [0, 2, 4])
+    html = phone(state, 6)
+    assert all(f'data-test="examine-{s}"' in html for s in range(6))
+    assert 'data-test="examine-6"' not in html
+
+
+def test_phone_shows_own_role_and_known_traitors():
+    state = table(5, plain_roles(5, [1, 3]))
+    assert re.search(r'data-test="role"[^>]*>Traitor<', phone(state, 1))
+    assert "PlayerD" in phone(state, 1).split('data-test="known"')[1][:200]
+    assert 'data-test="known"' not in phone(state, 0)
+
+
+def test_outcome_reveals_every_role_on_phone_and_board():
+    state = table(5, plain_roles(5, [1, 3]))
+    for team in ([0, 2], [0, 2, 4], [2, 4]):
+        state = run_mission(state, team)
+    for html in (board(state), phone(state, 1)):
+        assert 'data-test="outcome"' in html and 'data-side="agents"' in html
+        for s in range(5):
+            assert f'data-test="reveal-{s}"' in html
+
+
+@pytest.mark.parametrize(("players", "options"), CASES)
+def test_board_html_never_depends_on_hidden_facts_or_names_a_role(players, options):
+    rng = random.Random(7)
+    for index, state in enumerate(states_along_a_game(players, options, 3)):
+        if index % 5:
+            continue
+        html = board(state)
+        assert board(scramble(state, None, rng)) == html
+        if state["phase"] != "assassinate":
+            assert not any(word in html for word in ROLE_WORDS)
+            assert "Traitor<" not in html and "data-role" not in html
+        for seat in (index % players, (index + 3) % players):
+            assert phone(scramble(state, seat, rng), seat) == phone(state, seat)
+
+
+def test_rules_page_renders_with_rulings_marked():
+    html = render_to_string("games/inside_job/rules.html", {})
+    assert html.count('<mark class="ruling">') >= 8
+    assert "fifth rejected proposal" in html
