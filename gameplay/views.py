@@ -79,6 +79,9 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
             context["game_ctx"] = game_context(game=latest, seat=seat)
             context["game_seat"] = seat
         context["game"] = game_public_info(latest)
+    if latest is None or latest.over:
+        context["join_url"] = lan_base_url(request) + reverse("table", args=[table.code])
+        context["join_qr"] = qr_svg(context["join_url"])
     if context["is_host"] and running is None:
         context["settings_games"] = [(n, _(e.title)) for n, e in sorted(ENGINES.items())]
         context["settings_options"] = {n: option_fields(n, table.options if n == table.engine else {})
@@ -99,9 +102,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     table = _table(code)
     if request.htmx:
         return _panel(request, table)
-    context = _panel_context(request, table)
-    context["join_url"] = lan_base_url(request) + reverse("table", args=[table.code])
-    return render(request, "gameplay/table.html", context)
+    return render(request, "gameplay/table.html", _panel_context(request, table))
 
 
 @require_GET

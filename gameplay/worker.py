@@ -24,6 +24,7 @@ logger = logging.getLogger(__name__)
 TICK_SECONDS = 0.5
 # A bot waits a moment on its own turn, like a person would; in a window it answers at once.
 BOT_PAUSE = timedelta(seconds=1.2)
+MAX_BOT_MOVES_PER_TICK = 12
 
 
 def bot_step(game: Game, now) -> bool:
@@ -59,11 +60,19 @@ def tick(now=None) -> int:
     due = Game.objects.filter(status=Game.RUNNING, paused=False, deadline__lte=now).values_list("pk", flat=True)
     for game_id in list(due):
         done += game_expire(game_id=game_id, now=now)
-    for game in Game.objects.filter(status=Game.RUNNING, seats__bot__gt="").distinct():
-        try:
-            done += bot_step(game, now)
-        except Exception:
-            logger.exception("bot step failed in game %s", game.pk)
+    with_bots = Game.objects.filter(status=Game.RUNNING, seats__bot__gt="").distinct().values_list("pk", flat=True)
+    for game_id in list(with_bots):
+        # Several bots in one window all answer in this pass; on a turn one bot moves per pause.
+        for _ in range(MAX_BOT_MOVES_PER_TICK):
+            game = Game.objects.get(pk=game_id)
+            try:
+                moved = not game.over and bot_step(game, now)
+            except Exception:
+                logger.exception("bot step failed in game %s", game_id)
+                moved = False
+            if not moved:
+                break
+            done += 1
     return done
 
 
