@@ -159,3 +159,16 @@ def test_every_game_renders_pages_without_the_seed_until_the_end(table_with, eng
     assert people[0].get(f"/g/{game.pk}/").status_code == 200
     assert people[0].get(f"/g/{game.pk}/?step=1", HTTP_HX_REQUEST="true").status_code == 200
     assert people[1].get("/history/").status_code == 200
+
+
+def test_revision_endpoint_says_only_the_number(table_with):
+    table, people, game = started_inside_job(table_with)
+    data = people[1].get(f"/t/{table.code}/rev/").json()
+    assert set(data) == {"v"} and isinstance(data["v"], int)
+
+
+def test_bots_are_marked_on_the_board(table_with):
+    table, people = table_with(4)
+    people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0"})
+    start(table, people[0])
+    assert "Bot 1 🤖" in people[0].get(f"/t/{table.code}/board/").content.decode()

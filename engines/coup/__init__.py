@@ -1,0 +1,7 @@
+"""Coup: claim characters, challenge bluffs, block, and be the last player with influence."""
+
+from .bots import heuristic
+from .engine import CoupEngine
+
+ENGINE = CoupEngine()
+BOTS = {"heuristic": heuristic}

@@ -1,0 +1,108 @@
+"""The Coup templates render for every seat, phase and log line, and the board leaks no secret."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from django.template.loader import render_to_string
+
+from engines.coup import ENGINE
+
+NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
+CARD_WORDS = {"duke": "Duke", "assassin": "Assassin", "captain": "Captain",
+              "ambassador": "Ambassador", "contessa": "Contessa", "inquisitor": "Inquisitor"}
+
+
+def context(view, players, me):
+    """The context the web layer gives phone.html and board.html."""
+    seats = [{"index": s, "name": NAMES[s], "is_bot": False, "is_me": s == me} for s in range(players)]
+    return {"view": view, "seats": seats, "me": me, "names": NAMES[:players], "move_url": "/m",
+            "version": 3, "move_id": "x", "csrf_token": "t"}
+
+
+def board_text(html):
+    """The board's words outside the log (log lines may name public face-up cards)."""
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def render_all(state, players, log_lines=False):
+    """Render phone.html for every seat and board.html (and, if asked, every log line)."""
+    for seat in range(players):
+        view = ENGINE.view(state, seat)
+        html = render_to_string("games/coup/phone.html", context(view, players, seat))
+        assert "coup-phone" in html
+        for action in view["legal"]:
+            if action["type"] in ("challenge", "allow"):
+                assert f'data-test="{action["type"]}"' in html
+            if action["type"] == "block":
+                assert f'data-test="block-{action["as"]}"' in html
+    board = ENGINE.view(state, None)
+    html = render_to_string("games/coup/board.html", context(board, players, None))
+    for line in state["log"] if log_lines else []:
+        render_to_string("games/coup/log_line.html", {"line": line, "names": NAMES[:players]})
+    return board, html
+
+
+def test_templates_render_through_random_games_and_board_hides_face_down_cards():
+    for players, opts in ((2, {}), (4, {"inquisitor": True, "factions": True}),
+                          (5, {"factions": True, "rounds_to_win": 2}), (3, {"inquisitor": True})):
+        rng = random.Random(players)
+        state = ENGINE.setup(players, dict(ENGINE.default_options(), **opts), players)
+        phases = set()
+        step = 0
+        while ENGINE.outcome(state) is None:
+            step += 1
+            if state["phase"] in phases and step % 25:
+                seat = rng.choice([s for s in range(players) if ENGINE.legal_actions(state, s)])
+                state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
+                continue
+            phases.add(state["phase"])
+            board, html = render_all(state, players)
+            # The board shows face-up (lost) cards only: a card word there must be a lost card
+            # or a public claim; a face-down card never appears as a card tile.
+            tiles = re.findall(r'class="card face-up[^"]*coup-(\w+)"', html)
+            lost = sorted(c for cards in board["lost"] for c in cards)
+            assert sorted(tiles) == lost
+            assert "card secret" not in html
+            movers = [s for s in range(players) if ENGINE.legal_actions(state, s)]
+            seat = rng.choice(movers)
+            state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
+        render_all(state, players, log_lines=True)
+        assert "action" in phases
+
+
+def test_every_log_event_has_a_sentence():
+    rng = random.Random(5)
+    seen = {}
+    for seed in range(30):
+        state = ENGINE.setup(4, dict(ENGINE.default_options(), inquisitor=seed % 2 == 0,
+                                     factions=True, rounds_to_win=2), seed)
+        while ENGINE.outcome(state) is None:
+            movers = [s for s in range(4) if ENGINE.legal_actions(state, s)]
+            seat = rng.choice(movers)
+            state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
+        for line in state["log"]:
+            seen.setdefault(line["event"], line)
+    for event, line in seen.items():
+        text = board_text(render_to_string("games/coup/log_line.html", {"line": line, "names": NAMES[:4]}))
+        assert text.strip() and text.strip() != event, event
+
+
+def test_rules_page_renders_with_rulings_marked():
+    html = render_to_string("games/coup/rules.html", {})
+    assert html.count('<mark class="ruling">') >= 8
+
+
+def test_html_does_not_depend_on_what_the_viewer_cannot_know():
+    from .test_properties import permute_hidden, steps
+
+    opts = dict(ENGINE.default_options(), inquisitor=True, factions=True)
+    for index, state in enumerate(steps(4, opts, 21)):
+        if index % 20:
+            continue
+        for seat in (None, 0, 1):
+            template = "games/coup/board.html" if seat is None else "games/coup/phone.html"
+            html = render_to_string(template, context(ENGINE.view(state, seat), 4, seat))
+            other = permute_hidden(state, seat, index)
+            assert render_to_string(template, context(ENGINE.view(other, seat), 4, seat)) == html
