@@ -123,6 +123,8 @@ class BaseEngine:
     title = ""
     min_players = 2
     max_players = 10
+    # The key of a seat's own view that names its team (None: every player for themself).
+    team_key: str | None = None
 
     def default_options(self) -> dict:
         """Every option key with its default."""

@@ -82,3 +82,33 @@ def simulate(engine, players: int, options: dict, games: int, bots: list[str], s
         "policy_win_rate": {p: policy_wins[p] / policy_games[p] for p in sorted(policy_games)},
         "average_moves": total_moves / games,
     }
+
+
+def starting_teams(engine, state) -> list[str | None]:
+    """Each seat's team at the start, as its own view names it (None where the game has no teams)."""
+    if engine.team_key is None:
+        return [None] * state_players(engine, state)
+    return [engine.view(state, seat)[engine.team_key] for seat in range(state_players(engine, state))]
+
+
+def state_players(engine, state) -> int:
+    """The number of seats, read from the public view."""
+    return engine.view(state, None)["players"]
+
+
+def team_versus(engine, players: int, options: dict, games: int, seed: int) -> dict:
+    """For each starting team: its win rate with all random, heuristic vs random, random vs heuristic."""
+    results: dict[str, dict[str, list[int]]] = {}
+    for g in range(games):
+        game_seed = seed * 100003 + g
+        teams = starting_teams(engine, engine.setup(players, options, game_seed))
+        for team in sorted({t for t in teams if t is not None}):
+            row = results.setdefault(team, {"random": [0, 0], "heuristic": [0, 0], "outplayed": [0, 0]})
+            for label, mine, rest in (("random", "random", "random"), ("heuristic", "heuristic", "random"),
+                                      ("outplayed", "random", "heuristic")):
+                bots = [mine if t == team else rest for t in teams]
+                state, _ = play_bots(engine, players, options, game_seed, bots)
+                winners = engine.outcome(state)["winners"]
+                row[label][0] += any(teams[s] == team for s in winners)
+                row[label][1] += 1
+    return {team: {label: won / total for label, (won, total) in row.items()} for team, row in results.items()}

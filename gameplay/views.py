@@ -237,7 +237,10 @@ def host_action(request: HttpRequest, code: str) -> HttpResponse:
         elif what == "end":
             services.game_end_early(game=game)
         elif what == "bot":
-            services.seat_to_bot(game=game, index=int(request.POST.get("seat", "-1")))
+            index = int(request.POST.get("seat", "-1"))
+            if not 0 <= index < game.players:
+                raise ValueError("no such seat")
+            services.seat_to_bot(game=game, index=index)
         else:
             return HttpResponse(_("Unknown action."), status=400)
     except services.GameError as error:

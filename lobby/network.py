@@ -31,4 +31,4 @@ def lan_base_url(request) -> str:
 
 def qr_svg(data: str) -> str:
     """An inline SVG QR code (dark on white, for bright light and phone cameras)."""
-    return segno.make(data, error="m").svg_inline(scale=6, border=2, dark="#111", light="#fff")
+    return segno.make(data, error="m").svg_inline(scale=6, border=2, dark="#111", light="#fff", omitsize=True)

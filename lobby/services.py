@@ -50,8 +50,15 @@ def player_current(*, request) -> Player | None:
 
 
 def player_guest_create(*, request, nickname: str) -> Player:
-    """Sit down as a guest: a Player bound to this browser's session."""
-    player = Player.objects.create(nickname=clean_nickname(nickname))
+    """Sit down as a guest: a Player bound to this browser's session (a second time renames it)."""
+    nickname = clean_nickname(nickname)
+    current = player_current(request=request)
+    if current is not None:
+        # This browser already has a player: keep its seats, just take the new name.
+        current.nickname = nickname
+        current.save(update_fields=["nickname"])
+        return current
+    player = Player.objects.create(nickname=nickname)
     request.session[SESSION_KEY] = player.pk
     request._player = player
     return player

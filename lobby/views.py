@@ -161,6 +161,15 @@ def table_join(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("table", code=table.code)
 
 
+def _seat_id(raw) -> int | None:
+    """A seat id from a form, or None when it is not a plausible id."""
+    try:
+        value = int(str(raw).strip())
+    except (TypeError, ValueError):
+        return None
+    return value if 0 <= value < 2**62 else None
+
+
 def _host_only(request: HttpRequest, table: Table) -> HttpResponse | None:
     player = player_current(request=request)
     if player is None or player.pk != table.host_id:
@@ -174,9 +183,8 @@ def seat_action(request: HttpRequest, code: str) -> HttpResponse:
     table = _table_or_404(code)
     player = player_current(request=request)
     what = request.POST.get("what", "")
-    try:
-        seat_id = int(request.POST.get("seat", "0"))
-    except ValueError:
+    seat_id = _seat_id(request.POST.get("seat", "0"))
+    if seat_id is None:
         return HttpResponse(_("Bad seat."), status=400)
     own_seat = player is not None and table.seats.filter(pk=seat_id, player=player).exists()
     if not (what == "leave" and own_seat):
@@ -229,7 +237,8 @@ def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
     denied = _host_only(request, table)
     if denied:
         return denied
-    seat = table.seats.filter(pk=request.POST.get("seat") or 0).select_related("player").first()
+    seat_id = _seat_id(request.POST.get("seat"))
+    seat = table.seats.filter(pk=seat_id).select_related("player").first() if seat_id is not None else None
     if seat is None or seat.player is None:
         return HttpResponse(_("That seat has no player to hand over."), status=400)
     link = services.seat_link_create(table=table, player=seat.player)

@@ -44,6 +44,7 @@ class GoodCopBadCop(BaseEngine):
     """Good Cop Bad Cop (published rules, 4-8 players)."""
 
     name = "good_cop_bad_cop"
+    team_key = "team"
     title = "Good Cop Bad Cop"
     min_players = 4
     max_players = 8

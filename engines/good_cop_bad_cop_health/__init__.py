@@ -13,6 +13,7 @@ class HealthEngine(BaseEngine):
     """The engine contract for the health-token edition (rules page: good_cop_bad_cop_health.md)."""
 
     name = "good_cop_bad_cop_health"
+    team_key = "identity"
     title = "Good Cop Bad Cop (health edition)"
     min_players = 2
     max_players = 8

@@ -25,6 +25,7 @@ class InsideJob(BaseEngine):
     """Five missions, hidden Traitors, public votes and anonymous Sabotage counts."""
 
     name = "inside_job"
+    team_key = "side"
     title = "Inside Job"
     min_players = 5
     max_players = 10

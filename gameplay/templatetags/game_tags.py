@@ -42,12 +42,13 @@ def move_form_open(context, css_class: str = "", **fields):
 
 
 @register.simple_tag(takes_context=True)
-def move_button(context, action: dict, label: str, css_class: str = ""):
-    """A whole form with one big button that plays ``action``."""
+def move_button(context, action: dict, label: str, css_class: str = "", data_test: str = ""):
+    """A whole form with one big button that plays ``action`` (``data_test`` names it for browser tests)."""
     return format_html(
-        '{}<button type="submit" class="btn {}">{}</button></form>',
+        '{}<button type="submit" class="btn {}" data-test="{}">{}</button></form>',
         _move_form_open(context, action),
         css_class,
+        data_test,
         label,
     )
 

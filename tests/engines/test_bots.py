@@ -69,3 +69,14 @@ def test_simulate_refuses_bad_arguments():
         call_command("simulate", "inside_job", "--players", "5", "--games", "2", "--option", "percival=true")
     with pytest.raises(CommandError):
         call_command("simulate", "inside_job", "--players", "5", "--games", "2", "--bot", "genius")
+
+
+def test_heuristic_team_beats_random_team_in_inside_job():
+    from engines.simulate import team_versus
+
+    engine = ENGINES["inside_job"]
+    versus = team_versus(engine, 5, engine.default_options(), 30, 7)
+    assert set(versus) == {"agents", "traitors"}
+    for team, rates in versus.items():
+        assert rates["heuristic"] >= rates["random"] + 0.15, (team, rates)
+        assert rates["outplayed"] <= rates["random"], (team, rates)

@@ -123,3 +123,11 @@ def test_seat_link_only_from_the_host(table_with):
 def test_guests_are_separate_browsers(db):
     a, b = Guest("A"), Guest("B")
     assert a.player != b.player
+
+
+def test_a_seated_guest_who_gives_a_name_again_is_renamed_not_replaced(table_with):
+    table, people = table_with(2)
+    before = people[1].player.pk
+    people[1].post("/guest/", {"nickname": "Bea", "next": "/"})
+    assert people[1].client.session["player_id"] == before
+    assert "Bea" in people[0].get(f"/t/{table.code}/").content.decode()

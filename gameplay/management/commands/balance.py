@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from engines.registry import ENGINES
-from engines.simulate import simulate
+from engines.simulate import simulate, team_versus
 
 
 class Command(BaseCommand):
@@ -30,6 +30,9 @@ class Command(BaseCommand):
             "  columns give the win rate of the seats each policy played. The heuristic must clearly win.",
             "- **all heuristic**: every seat is the heuristic bot; the win rate of each team (or, in a",
             "  game without teams, of the best and worst seat).",
+            "- **team vs team** (games with teams): a team's win rate when every seat plays random, when",
+            "  the team plays heuristic against random opponents, and when it plays random against",
+            "  heuristic opponents. Teams are the seats' teams at the deal.",
             "",
         ]
         for name, engine in sorted(ENGINES.items()):
@@ -54,6 +57,16 @@ class Command(BaseCommand):
                 )
                 self.stdout.write(f"{name} {players}: done")
             lines.append("")
+            if engine.team_key is not None:
+                lines += ["| players | team | all random | heuristic vs random | random vs heuristic |",
+                          "|---|---|---|---|---|"]
+                for players in range(engine.min_players, engine.max_players + 1):
+                    versus = team_versus(engine, players, engine.default_options(), max(games // 2, 1), seed)
+                    for team, rates in sorted(versus.items()):
+                        lines.append(f"| {players} | {team} | {rates['random']:.0%} | {rates['heuristic']:.0%} "
+                                     f"| {rates['outplayed']:.0%} |")
+                    self.stdout.write(f"{name} {players}: teams done")
+                lines.append("")
         path = Path(output)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(lines))
