@@ -164,9 +164,13 @@ class BaseEngine:
             raise IllegalAction("the game is over")
         if action not in self.legal_actions(state, seat):
             raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
-        new = copy.deepcopy(state)
+        new = self.copy_state(state)
         self._apply(new, seat, action)
         return new
+
+    def copy_state(self, state: State) -> State:
+        """A copy of the state that ``_apply`` may change freely (engines may share what never changes)."""
+        return copy.deepcopy(state)
 
     def _apply(self, state: State, seat: int, action: dict) -> None:
         raise NotImplementedError

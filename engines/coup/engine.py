@@ -59,17 +59,9 @@ class CoupEngine(BaseEngine):
         """Every concrete action the seat may play now."""
         return legal.legal_actions(state, seat)
 
-    def apply(self, state: dict, seat: int, action: dict) -> dict:
-        """BaseEngine.apply with a cheaper copy: log entries are never changed once written."""
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("an action is a dict with a 'type'")
-        if self.outcome(state) is not None:
-            raise IllegalAction("the game is over")
-        if action not in self.legal_actions(state, seat):
-            raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
-        new = copy_state(state)
-        self._apply(new, seat, action)
-        return new
+    def copy_state(self, state):
+        """A copy for ``_apply``: see copy_state for what is shared (entries never changed once written)."""
+        return copy_state(state)
 
     def _apply(self, state: dict, seat: int, action: dict) -> None:
         """Play an already-checked action on the copy."""

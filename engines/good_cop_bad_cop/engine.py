@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from engines.base import N_, BaseEngine, IllegalAction, Rng, State
+from engines.base import N_, BaseEngine, Rng, State
 
 from . import rules, views
 from .cards import GUNS, deal_integrity, equipment_deck
@@ -94,17 +94,9 @@ class GoodCopBadCop(BaseEngine):
         state["draws"] = rng.counter
         return state
 
-    def apply(self, state: State, seat: int, action: dict) -> State:
-        """As BaseEngine.apply, with a copy that shares the (append-only) log entries."""
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("an action is a dict with a 'type'")
-        if self.outcome(state) is not None:
-            raise IllegalAction("the game is over")
-        if action not in self.legal_actions(state, seat):
-            raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
-        new = fast_copy(state)
-        self._apply(new, seat, action)
-        return new
+    def copy_state(self, state):
+        """A copy for ``_apply``: see fast_copy for what is shared (entries never changed once written)."""
+        return fast_copy(state)
 
     def legal_actions(self, state: State, seat: int) -> list[dict]:
         """Every concrete action for ``seat`` now."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.base import N_, BaseEngine, IllegalAction, OptionError
+from engines.base import N_, BaseEngine, OptionError
 
 from . import rules, views
 from .bots import heuristic
@@ -48,17 +48,9 @@ class HealthEngine(BaseEngine):
             return []
         return rules.legal(state, seat)
 
-    def apply(self, state: dict, seat: int, action: dict) -> dict:
-        """As BaseEngine.apply, with a structural copy (simulations play thousands of games)."""
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("an action is a dict with a 'type'")
-        if self.outcome(state) is not None:
-            raise IllegalAction("the game is over")
-        if action not in self.legal_actions(state, seat):
-            raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
-        new = rules.copy_state(state)
-        self._apply(new, seat, action)
-        return new
+    def copy_state(self, state):
+        """A copy for ``_apply`` that shares what never changes (see rules.copy_state)."""
+        return rules.copy_state(state)
 
     def _apply(self, state: dict, seat: int, action: dict) -> None:
         """Carry out a legal move on the copy."""

@@ -195,17 +195,9 @@ class InsideJob(BaseEngine):
         return build_view(state, seat, legal, sorted(self.awaiting(state)), self.outcome(state))
 
     # ----- transitions -------------------------------------------------------------
-    def apply(self, state: State, seat: int, action: dict) -> State:
-        """BaseEngine.apply with a cheap copy: simulations run thousands of games."""
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("an action is a dict with a 'type'")
-        if self.outcome(state) is not None:
-            raise IllegalAction("the game is over")
-        if action not in self.legal_actions(state, seat):
-            raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
-        new = copy_state(state)
-        self._apply(new, seat, action)
-        return new
+    def copy_state(self, state):
+        """A copy for ``_apply``: see copy_state for what is shared (entries never changed once written)."""
+        return copy_state(state)
 
     def _apply(self, state: State, seat: int, action: dict) -> None:
         """Dispatch one legal action."""
