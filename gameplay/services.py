@@ -15,6 +15,8 @@ from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 
 from engines.base import IllegalAction, OptionError, new_seed, seed_hash
 from engines.registry import get_engine
@@ -112,12 +114,12 @@ def game_start(*, table: Table) -> Game:
     seats = list(table.seats.select_related("player").order_by("position"))
     players = len(seats)
     if any(game.status == Game.RUNNING for game in table.games.all()):
-        raise GameError("a game is already running at this table")
+        raise GameError(_("A game is already running at this table."))
     try:
         engine.check_players(players)
         options = engine.validate_options(table.options, players)
     except OptionError as error:
-        raise GameError(str(error)) from error
+        raise GameError(gettext(str(error))) from error
     seed = new_seed()
     with transaction.atomic():
         state = engine.setup(players, options, seed)

@@ -7,6 +7,8 @@ import secrets
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 
 from engines.base import OptionError
 from engines.registry import ENGINES
@@ -24,9 +26,9 @@ def clean_nickname(raw: str) -> str:
     """A nickname with spaces folded, 1 to NICKNAME_MAX characters; raises LobbyError."""
     nickname = " ".join((raw or "").split())
     if not nickname:
-        raise LobbyError("a nickname is needed")
+        raise LobbyError(_("A nickname is needed."))
     if len(nickname) > NICKNAME_MAX:
-        raise LobbyError(f"a nickname has at most {NICKNAME_MAX} characters")
+        raise LobbyError(_("A nickname has at most %(n)s characters.") % {"n": NICKNAME_MAX})
     return nickname
 
 
@@ -90,17 +92,22 @@ def normalize_code(raw: str) -> str:
     return "".join((raw or "").split()).upper()[:CODE_LENGTH * 2]
 
 
+def _checked_settings(*, engine: str, options: dict, timer_seconds: int) -> dict:
+    """A table's game, options and timer checked; the options with their defaults filled in."""
+    if engine not in ENGINES:
+        raise LobbyError(_("Unknown game."))
+    if timer_seconds not in TIMER_CHOICES:
+        raise LobbyError(_("The timer is off or 5 to 60 seconds."))
+    try:
+        return ENGINES[engine].validate_options(options, None)
+    except OptionError as error:
+        raise LobbyError(gettext(str(error))) from error
+
+
 def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int) -> Table:
     """A new table with the host in the first seat; checks the game, options and timer."""
-    if engine not in ENGINES:
-        raise LobbyError("unknown game")
-    if timer_seconds not in TIMER_CHOICES:
-        raise LobbyError("the timer is off or 5 to 60 seconds")
-    try:
-        options = ENGINES[engine].validate_options(options, None)
-    except OptionError as error:
-        raise LobbyError(str(error)) from error
-    for _ in range(20):
+    options = _checked_settings(engine=engine, options=options, timer_seconds=timer_seconds)
+    for _attempt in range(20):
         try:
             with transaction.atomic():
                 table = Table.objects.create(
@@ -110,7 +117,7 @@ def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int
                 return table
         except IntegrityError:
             continue
-    raise LobbyError("could not find a free table code; try again")
+    raise LobbyError(_("Could not find a free table code; try again."))
 
 
 def table_running_game(table: Table):
@@ -133,9 +140,9 @@ def table_join(*, table: Table, player: Player) -> Seat:
         if existing is not None:
             return existing
         if table_running_game(table) is not None:
-            raise LobbyError("a game is in progress at this table; join before the next one")
+            raise LobbyError(_("A game is in progress at this table; join before the next one."))
         if table.seats.count() >= ENGINES[table.engine].max_players:
-            raise LobbyError("this table is full")
+            raise LobbyError(_("This table is full."))
         seat = Seat.objects.create(table=table, position=_next_position(table), player=player)
         table_notify(table_id=table.pk)
         return seat
@@ -148,10 +155,10 @@ def seat_add_bot(*, table: Table, policy: str = "heuristic") -> Seat:
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
         if table_running_game(table) is not None:
-            raise LobbyError("seats change between games")
+            raise LobbyError(_("Seats change between games."))
         count = table.seats.count()
         if count >= ENGINES[table.engine].max_players:
-            raise LobbyError("this table is full")
+            raise LobbyError(_("This table is full."))
         names = set(table.seats.exclude(bot="").values_list("bot_name", flat=True))
         number = next(n for n in range(1, 100) if f"Bot {n}" not in names)
         seat = Seat.objects.create(
@@ -168,12 +175,12 @@ def seat_remove(*, table: Table, seat_id: int) -> None:
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
         if table_running_game(table) is not None:
-            raise LobbyError("seats change between games")
+            raise LobbyError(_("Seats change between games."))
         seat = table.seats.filter(pk=seat_id).first()
         if seat is None:
-            raise LobbyError("no such seat")
+            raise LobbyError(_("No such seat."))
         if seat.player_id == table.host_id:
-            raise LobbyError("the host keeps their seat")
+            raise LobbyError(_("The host keeps their seat."))
         seat.delete()
         _renumber(table)
         table_notify(table_id=table.pk)
@@ -195,15 +202,15 @@ def seat_move(*, table: Table, seat_id: int, delta: int) -> None:
     from gameplay.services import table_notify
 
     if delta not in (-1, 1):
-        raise LobbyError("a seat moves one place at a time")
+        raise LobbyError(_("A seat moves one place at a time."))
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
         if table_running_game(table) is not None:
-            raise LobbyError("seats change between games")
+            raise LobbyError(_("Seats change between games."))
         seats = list(table.seats.order_by("position"))
         index = next((i for i, s in enumerate(seats) if s.pk == seat_id), None)
         if index is None:
-            raise LobbyError("no such seat")
+            raise LobbyError(_("No such seat."))
         other = index + delta
         if not 0 <= other < len(seats):
             return
@@ -219,18 +226,11 @@ def table_settings_update(*, table: Table, engine: str, options: dict, timer_sec
     """The host changes the game, its options or the timer between games."""
     from gameplay.services import table_notify
 
-    if engine not in ENGINES:
-        raise LobbyError("unknown game")
-    if timer_seconds not in TIMER_CHOICES:
-        raise LobbyError("the timer is off or 5 to 60 seconds")
-    try:
-        options = ENGINES[engine].validate_options(options, None)
-    except OptionError as error:
-        raise LobbyError(str(error)) from error
+    options = _checked_settings(engine=engine, options=options, timer_seconds=timer_seconds)
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
         if table_running_game(table) is not None:
-            raise LobbyError("settings change between games")
+            raise LobbyError(_("Settings change between games."))
         table.engine, table.options, table.timer_seconds = engine, options, timer_seconds
         table.save(update_fields=["engine", "options", "timer_seconds"])
         table_notify(table_id=table.pk)
@@ -239,7 +239,7 @@ def table_settings_update(*, table: Table, engine: str, options: dict, timer_sec
 def seat_link_create(*, table: Table, player: Player) -> SeatLink:
     """A one-time link that hands ``player``'s seat to another device."""
     if not table.seats.filter(player=player).exists():
-        raise LobbyError("that player has no seat here")
+        raise LobbyError(_("That player has no seat here."))
     return SeatLink.objects.create(token=secrets.token_urlsafe(24), table=table, player=player)
 
 
@@ -248,7 +248,7 @@ def seat_link_claim(*, request, token: str) -> Table:
     with transaction.atomic():
         link = SeatLink.objects.select_for_update().filter(token=token).first()
         if link is None or link.used is not None:
-            raise LobbyError("this seat link is unknown or was already used")
+            raise LobbyError(_("This seat link is unknown or was already used."))
         link.used = timezone.now()
         link.save(update_fields=["used"])
         request.session[SESSION_KEY] = link.player_id

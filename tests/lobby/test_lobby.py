@@ -42,7 +42,7 @@ def test_a_full_table_refuses_another_player(table_with, guests):
     table, _ = table_with(10)
     (late,) = guests(1, prefix="L")
     response = late.post(f"/t/{table.code}/join/", follow=True)
-    assert "this table is full" in response.content.decode()
+    assert "This table is full." in response.content.decode()
     assert table.seats.count() == 10
 
 
