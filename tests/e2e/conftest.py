@@ -87,6 +87,14 @@ def servers(transactional_db):
 
 
 @pytest.fixture
+def server(transactional_db):
+    """One app process against the test database and Redis."""
+    started = Server()
+    yield started
+    started.stop()
+
+
+@pytest.fixture
 def browser():
     """Headless Debian Chromium. Missing it fails the run and says what to install."""
     if not Path(CHROMIUM).exists():
