@@ -42,6 +42,7 @@ browser:
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: install services browser lint
 	$(BIN)/python manage.py check

@@ -96,7 +96,10 @@ class Engine(Protocol):
     min_players: int
     max_players: int
 
+    team_key: str | None
+
     def default_options(self) -> dict: ...
+    def check_players(self, players: int) -> None: ...
     def option_specs(self) -> list[dict]: ...
     def validate_options(self, options: dict, players: int | None) -> dict: ...
     def setup(self, players: int, options: dict, seed: int) -> State: ...
@@ -173,6 +176,14 @@ class BaseEngine:
         return copy.deepcopy(state)
 
     def _apply(self, state: State, seat: int, action: dict) -> None:
+        raise NotImplementedError
+
+    def legal_actions(self, state: State, seat: int) -> list[dict]:
+        """Every concrete action ``seat`` may play now ([] when none)."""
+        raise NotImplementedError
+
+    def outcome(self, state: State) -> dict | None:
+        """The result once the game is over, else None."""
         raise NotImplementedError
 
     def window(self, state: State) -> str | None:

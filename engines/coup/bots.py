@@ -41,7 +41,7 @@ def pick(view: dict, rng: random.Random) -> dict:
         return best["action"]
     if phase == "examine_decide":
         card = (view["examined"] or {}).get("card")
-        return {"type": "examine_decide", "swap": VALUE.get(card, 0) >= 4}
+        return {"type": "examine_decide", "swap": VALUE.get(card or "", 0) >= 4}
     return rng.choice(legal)
 
 

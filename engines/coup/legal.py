@@ -49,10 +49,10 @@ def turn_actions(state: dict, seat: int) -> list[dict]:
     opts = state["options"]
     coins = state["players"][seat]["coins"]
     targets = [t for t in range(state["n"]) if may_target(state, seat, t)]
-    coups = [{"type": "coup", "target": t} for t in targets]
+    coups: list[dict] = [{"type": "coup", "target": t} for t in targets]
     if coins >= FORCED_COUP_AT:
         return coups
-    actions = [{"type": "income"}, {"type": "foreign_aid"}]
+    actions: list[dict] = [{"type": "income"}, {"type": "foreign_aid"}]
     if coins >= COUP_COST:
         actions += coups
     actions.append({"type": "tax"})

@@ -8,6 +8,8 @@ resolve. Losing influence may need the loser's choice, so losses queue up in
 
 from __future__ import annotations
 
+from typing import cast
+
 from engines.base import IllegalAction, state_rng
 
 from .cards import ASSASSINATE_COST, COUP_COST, DUKE, MONARCHIST, NO_DUKE, POPULIST, claim_of
@@ -54,7 +56,7 @@ def log(state: dict, event: str, **params) -> None:
 def declare(state: dict, seat: int, action: dict) -> None:
     """The active player declares an action; costs are paid now."""
     kind = action["type"]
-    target = action.get("target")
+    target = cast(int, action.get("target"))  # present for every targeted action
     player = state["players"][seat]
     claim = claim_of(kind, state["options"]["inquisitor"])
     state["pending"] = {"actor": seat, "action": kind, "target": target, "claim": claim,

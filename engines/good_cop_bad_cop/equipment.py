@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from engines.base import State
 
 from . import rules
@@ -127,7 +129,7 @@ def resolve(state: State, seat: int, action: dict, frame: dict) -> None:
     """The effect of each card."""
     card = action["card"]
     players = state["players"]
-    target = action.get("target")
+    target = cast(int, action.get("target"))  # present for every card that names a player
     if card == "blackmail":
         swap(state, *action["cards"])
     elif card == "coffee":

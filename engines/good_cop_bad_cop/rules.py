@@ -313,6 +313,7 @@ def legal_actions(state: State, seat: int) -> list[dict]:
 def apply(state: State, seat: int, action: dict) -> None:
     """Carry out a legal action on ``state`` (a copy the caller owns), then settle the stack."""
     frame = top(state)
+    assert frame is not None  # a legal action always answers the waiting frame
     kind, kind_of = frame["kind"], action["type"]
     if kind_of == "play":
         equipment.play(state, seat, action, frame)
@@ -387,7 +388,7 @@ def take_action(state: State, seat: int, action: dict) -> None:
 def timeout(state: State) -> None:
     """The timer ran out: 'pass' for every unanswered seat, or the first choice listed."""
     frame = top(state)
-    if window_id(state) is None:
+    if frame is None or window_id(state) is None:
         raise IllegalAction("no response window is open")
     if frame["kind"] == "window":
         frame["answered"] = list(living(state))

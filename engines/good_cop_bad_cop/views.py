@@ -40,7 +40,7 @@ def view(state: State, seat: int | None) -> dict:
     legal = rules.legal_actions(state, seat) if seat is not None else []
     return {
         "seat": seat,
-        "phase": "over" if over else PHASES[frame["kind"]],
+        "phase": "over" if over or frame is None else PHASES[frame["kind"]],
         "turn": state["turn"],
         # Entries are shared with the state (never changed once written): treat them as read-only.
         "log": [line for line in state["log"] if "private" not in line or line["seat"] == seat],

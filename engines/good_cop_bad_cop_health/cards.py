@@ -43,7 +43,7 @@ TEAM_TABLE = {4: (2, 2), 5: (3, 2), 6: (3, 3), 7: (4, 3), 8: (4, 4)}
 
 def build_deck(counts: dict) -> list[dict]:
     """The equipment cards in kind order, each {"id", "kind"} with ids 0..n-1."""
-    cards = []
+    cards: list[dict] = []
     for kind in KINDS:
         for _ in range(counts.get(kind, 0)):
             cards.append({"id": len(cards), "kind": kind})

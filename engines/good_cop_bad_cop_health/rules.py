@@ -130,12 +130,11 @@ def legal(state: dict, seat: int) -> list[dict]:
     if seat != state["turn"]:
         return []
     if state["phase"] == "draw":
-        actions = [{"type": "draw", "from": "deck"}] if can_draw_from_deck(state) else []
+        actions: list[dict] = [{"type": "draw", "from": "deck"}] if can_draw_from_deck(state) else []
         actions += [{"type": "draw", "from": "market", "index": i}
                     for i, card in enumerate(state["market"]) if card is not None]
         return actions
-    actions = [{"type": "equip", "card": card["id"]}
-               for card in player["hand"] if card["kind"] in EQUIPPABLE]
+    actions = [{"type": "equip", "card": card["id"]} for card in player["hand"] if card["kind"] in EQUIPPABLE]
     if not state["equipped"]:
         targets = living_others(state, seat)
         for card in first_of_each_kind(player["hand"], (INSPECTION,)):
@@ -206,6 +205,7 @@ def do_draw(state: dict, seat: int, action: dict, rng: Rng) -> None:
     player = state["players"][seat]
     if action["from"] == "deck":
         card = take_top(state, rng)
+        assert card is not None  # a deck draw is legal only when a card can be drawn
         player["hand"].append(card)
         state["log"].append({"event": "draw", "seat": seat, "from": "deck"})
         state["log"].append({"event": "drew", "seat": seat, "kind": card["kind"], "private": True})

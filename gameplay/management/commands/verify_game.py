@@ -27,7 +27,7 @@ class Command(BaseCommand):
         engine = get_engine(game.engine)
         state = game_replay(game)
         outcome = engine.outcome(state)
-        if outcome != game.outcome:
+        if outcome is None or outcome != game.outcome:
             raise CommandError(f"replay gives {outcome}, the record says {game.outcome}")
         if engine.encode(state) != game.snapshot:
             raise CommandError("replay differs from the cached snapshot")
