@@ -31,7 +31,7 @@ from gameplay.selectors import (
 from lobby.forms import NicknameForm, option_fields, timer_choices
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
-from lobby.services import normalize_code, player_current, table_running_game
+from lobby.services import clean_token, normalize_code, player_current, table_running_game
 
 MAX_ACTION_CHARS = 4000
 
@@ -185,7 +185,7 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
         version = int(request.POST.get("version", ""))
     except ValueError:
         return _respond(request, table, _("That move was malformed."), 400)
-    move_id = request.POST.get("move_id", "")[:64] or None
+    move_id = clean_token(request.POST.get("move_id", "")) or None
     action = parse_action(request.POST)
     if action is None:
         return _respond(request, table, _("That move was malformed."), 400)

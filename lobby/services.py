@@ -88,8 +88,14 @@ def _new_code() -> str:
 
 
 def normalize_code(raw: str) -> str:
-    """What a person typed as a table code, upper-cased and trimmed."""
-    return "".join((raw or "").split()).upper()[:CODE_LENGTH * 2]
+    """What a person typed as a table code: letters and digits only, upper-cased, trimmed."""
+    return "".join(ch for ch in (raw or "").upper() if ch.isascii() and ch.isalnum())[:CODE_LENGTH * 2]
+
+
+def clean_token(raw: str, limit: int = 64) -> str:
+    """A client-chosen id (move id, seat link token): URL-safe characters only, or ''."""
+    text = (raw or "")[:limit]
+    return text if text and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in text) else ""
 
 
 def _checked_settings(*, engine: str, options: dict, timer_seconds: int) -> dict:

@@ -250,7 +250,7 @@ def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
 def seat_link(request: HttpRequest, token: str) -> HttpResponse:
     """Open a one-time seat link: this device now holds that seat."""
     try:
-        table = services.seat_link_claim(request=request, token=token[:64])
+        table = services.seat_link_claim(request=request, token=services.clean_token(token))
     except LobbyError as error:
         return render(request, "lobby/message.html", {"message": str(error)}, status=404)
     return redirect("table", code=table.code)
