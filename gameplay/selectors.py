@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import uuid
 
+from django.utils.translation import gettext
+
 from engines.base import seat_team
 from engines.registry import get_engine
 from gameplay.models import Game, GameSeat, Move
@@ -24,7 +26,7 @@ def game_public_info(game: Game) -> dict:
     return {
         "id": game.pk,
         "engine": game.engine,
-        "title": get_engine(game.engine).title,
+        "title": gettext(get_engine(game.engine).title),
         "status": game.status,
         "over": game.over,
         "version": game.version,

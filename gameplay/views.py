@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -60,7 +61,7 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
     latest = running or table_latest_game(table)
     seats = list(table.seats.select_related("player"))
     context: dict = {
-        "table": {"code": table.code, "engine": table.engine, "title": get_engine(table.engine).title,
+        "table": {"code": table.code, "engine": table.engine, "title": gettext(get_engine(table.engine).title),
                   "timer_seconds": table.timer_seconds, "revision": table.revision},
         "is_host": player is not None and player.pk == table.host_id,
         "player": player,
@@ -83,7 +84,7 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
         context["join_url"] = lan_base_url(request) + reverse("table", args=[table.code])
         context["join_qr"] = qr_svg(context["join_url"])
     if context["is_host"] and running is None:
-        context["settings_games"] = [(n, _(e.title)) for n, e in sorted(ENGINES.items())]
+        context["settings_games"] = [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())]
         context["settings_options"] = {n: option_fields(n, table.options if n == table.engine else {})
                                        for n in ENGINES}
         context["timers"] = timer_choices()
@@ -123,7 +124,7 @@ def _board_context(request: HttpRequest, table: Table) -> dict:
     latest = running or table_latest_game(table)
     join_url = lan_base_url(request) + reverse("table", args=[table.code])
     context: dict = {
-        "table": {"code": table.code, "engine": table.engine, "title": get_engine(table.engine).title,
+        "table": {"code": table.code, "engine": table.engine, "title": gettext(get_engine(table.engine).title),
                   "revision": table.revision},
         "table_seats": [{"name": s.name, "is_bot": bool(s.bot)} for s in table.seats.select_related("player")],
         "join_url": join_url,
@@ -283,11 +284,11 @@ def rules(request: HttpRequest, engine: str) -> HttpResponse:
         get_template(f"games/{engine}/rules.html")
     except TemplateDoesNotExist as error:
         raise Http404("no rules page") from error
-    return render(request, "gameplay/rules.html", {"engine": engine, "title": get_engine(engine).title})
+    return render(request, "gameplay/rules.html", {"engine": engine, "title": gettext(get_engine(engine).title)})
 
 
 @require_GET
 def rules_index(request: HttpRequest) -> HttpResponse:
     """The list of games with links to their rules."""
-    games = [(n, e.title) for n, e in sorted(ENGINES.items())]
+    games = [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())]
     return render(request, "gameplay/rules_index.html", {"games": games})

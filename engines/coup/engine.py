@@ -23,7 +23,7 @@ class CoupEngine(BaseEngine):
     """Coup: bluff your way to be the last player with influence."""
 
     name = "coup"
-    title = "Coup"
+    title = N_("Coup")
     min_players = 2
     max_players = 10
 

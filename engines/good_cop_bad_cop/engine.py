@@ -45,7 +45,7 @@ class GoodCopBadCop(BaseEngine):
 
     name = "good_cop_bad_cop"
     team_key = "team"
-    title = "Good Cop Bad Cop"
+    title = N_("Good Cop Bad Cop")
     min_players = 4
     max_players = 8
 

@@ -14,7 +14,7 @@ class HealthEngine(BaseEngine):
 
     name = "good_cop_bad_cop_health"
     team_key = "identity"
-    title = "Good Cop Bad Cop (health edition)"
+    title = N_("Good Cop Bad Cop (health edition)")
     min_players = 2
     max_players = 8
 

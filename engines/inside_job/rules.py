@@ -26,7 +26,7 @@ class InsideJob(BaseEngine):
 
     name = "inside_job"
     team_key = "side"
-    title = "Inside Job"
+    title = N_("Inside Job")
     min_players = 5
     max_players = 10
 
