@@ -1,0 +1,66 @@
+"""A phone plays whole Good Cop Bad Cop games (both rule sets) against three bots, tapping its buttons."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gameplay.models import Game
+from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET
+from tests.e2e.test_inside_job_browser import no_horizontal_scroll, sit_down
+
+pytestmark = pytest.mark.e2e
+
+
+def tap_any(page, rng: random.Random) -> bool:
+    """Tap one of this phone's move buttons (a seeded choice); False when it has none."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    buttons = page.locator("#private-view form.move-form button[type=submit]:not([disabled])")
+    count = buttons.count()
+    if not count:
+        return False
+    page.evaluate("document.getElementById('private-view').dataset.stale = '1'")
+    try:
+        buttons.nth(rng.randrange(count)).click(timeout=3000)
+        page.wait_for_selector("#private-view:not([data-stale])", timeout=10000)
+    except PlaywrightTimeout:
+        return False  # the window closed under the thumb: look again
+    return True
+
+
+@pytest.mark.parametrize("engine", ["good_cop_bad_cop", "good_cop_bad_cop_health"])
+def test_a_phone_and_three_bots_finish_a_game(browser, server, engine):
+    rng = random.Random(engine)
+    phone = browser.new_context(**PHONE).new_page()
+    sit_down(phone, server.url, "Ana")
+    phone.goto(f"{server.url}/new/?engine={engine}")
+    phone.click('[data-test="create"]')
+    for _ in range(3):
+        phone.click('[data-test="add-bot"]')
+    code = phone.inner_text('[data-test="table-code"]').strip()
+    board = browser.new_context(**TABLET).new_page()
+    board.goto(f"{server.url}/t/{code}/board/")
+    phone.click('[data-test="start"]')
+    phone.wait_for_selector("#private-view [data-test]", timeout=15000)
+    assert no_horizontal_scroll(phone)
+    try:
+        for _ in range(900):
+            if board.locator('[data-test="winners"]').count():
+                break
+            if not tap_any(phone, rng):
+                phone.wait_for_timeout(300)
+            assert no_horizontal_scroll(phone)
+        else:
+            raise AssertionError("the game did not end")
+    except Exception:
+        ARTIFACTS.mkdir(exist_ok=True)
+        phone.screenshot(path=str(ARTIFACTS / f"{engine}-failure-phone.png"), full_page=True)
+        board.screenshot(path=str(ARTIFACTS / f"{engine}-failure-board.png"), full_page=True)
+        raise
+    game = Game.objects.get(table__code=code)
+    assert game.status == Game.FINISHED
+    assert game.moves.filter(seat=0).exists() and game.moves.filter(seat__gt=0).exists()
+    phone.wait_for_selector('[data-test="winners"]', timeout=15000)
+    board.screenshot(path=str(ARTIFACTS / f"{engine}-board-end.png"), full_page=True)
