@@ -78,9 +78,21 @@ def player_attach_user(*, request, user) -> Player:
             player = guest
         else:
             player = Player.objects.create(user=user, nickname=clean_nickname(user.username[:NICKNAME_MAX]))
+    elif guest is not None and guest.pk != player.pk:
+        _merge_guest(guest=guest, into=player)
     request.session[SESSION_KEY] = player.pk
     request._player = player
     return player
+
+
+def _merge_guest(*, guest: Player, into: Player) -> None:
+    """Logging in after playing as a guest: the account takes over the guest's seats and games."""
+    from gameplay.models import GameSeat
+
+    with transaction.atomic():
+        taken = set(Seat.objects.filter(player=into).values_list("table_id", flat=True))
+        Seat.objects.filter(player=guest).exclude(table_id__in=taken).update(player=into)
+        GameSeat.objects.filter(player=guest).update(player=into)
 
 
 def _new_code() -> str:

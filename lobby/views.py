@@ -63,7 +63,11 @@ def guest(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("A name of 1 to 24 characters, please."))
         return redirect(target)
     try:
-        services.player_guest_create(request=request, nickname=form.cleaned_data["nickname"])
+        player = services.player_guest_create(request=request, nickname=form.cleaned_data["nickname"])
+        # A name given on a table's page (opened from its code, link or QR) also takes a seat there.
+        table = Table.objects.filter(code=services.normalize_code(request.POST.get("join", ""))).first()
+        if table is not None:
+            services.table_join(table=table, player=player)
     except LobbyError as error:
         messages.error(request, str(error))
     return redirect(target)

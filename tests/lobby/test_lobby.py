@@ -131,3 +131,21 @@ def test_a_seated_guest_who_gives_a_name_again_is_renamed_not_replaced(table_wit
     people[1].post("/guest/", {"nickname": "Bea", "next": "/"})
     assert people[1].client.session["player_id"] == before
     assert "Bea" in people[0].get(f"/t/{table.code}/").content.decode()
+
+
+def test_a_new_phone_opening_the_join_link_sits_down_with_just_a_name(table_with, client):
+    table, _ = table_with(1)
+    html = client.get(f"/t/{table.code}/").content.decode()
+    assert 'name="join"' in html
+    client.post("/guest/", {"nickname": "Cy", "next": f"/t/{table.code}/", "join": table.code})
+    assert list(table.seats.order_by("position").values_list("player__nickname", flat=True)) == ["P1", "Cy"]
+
+
+def test_logging_in_after_playing_as_a_guest_keeps_the_seat(table_with):
+    table, people = table_with(5)
+    User.objects.create_user("eve", password="a-long-Passw0rd!")
+    account = Player.objects.create(nickname="Eve", user=User.objects.get(username="eve"))
+    game = start(table, people[0])
+    people[4].post("/login/", {"username": "eve", "password": "a-long-Passw0rd!"})
+    assert GameSeat.objects.get(game=game, index=4).player == account
+    assert 'data-test="role"' in people[4].get(f"/t/{table.code}/").content.decode()
