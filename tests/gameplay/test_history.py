@@ -65,3 +65,19 @@ def test_deploy_check_is_clean_with_https_and_a_long_key():
         cwd=ROOT, env=env, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_bench_prints_figures_and_leaves_nothing_behind():
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from gameplay.models import Game
+    from lobby.models import Table
+
+    out = StringIO()
+    call_command("bench", "inside_job", "--players", "5", "--games", "1", stdout=out)
+    report = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert report["moves"] > 10 and report["moves_per_second"] > 0 and report["renders_per_second"] > 0
+    assert not Table.objects.exists() and not Game.objects.exists()
