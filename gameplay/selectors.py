@@ -100,10 +100,17 @@ def player_history(*, player: Player) -> list[dict]:
                 "names": list(game.seats.values_list("name", flat=True)),
                 "won": gseat.index in winners,
                 "team": seat_team(outcome, gseat.index) if outcome else None,
+                "role": _revealed_role(outcome, gseat.index),
                 "bot": gseat.bot,
             }
         )
     return rows
+
+
+def _revealed_role(outcome: dict, seat: int) -> str | None:
+    """A seat's role from the end-of-game reveal, where the game has roles."""
+    roles = ((outcome or {}).get("reveal") or {}).get("roles")
+    return roles[seat] if isinstance(roles, list) and seat < len(roles) else None
 
 
 def table_latest_game(table: Table) -> Game | None:

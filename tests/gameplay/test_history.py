@@ -28,6 +28,8 @@ def test_history_lists_each_players_games_with_team_and_result(table_with):
         assert f"/g/{game.pk}/" in html
         assert ("won" if seat in game.outcome["winners"] else "lost") in html
         assert "Agents" in html or "Traitors" in html
+        role = {"agent": "Agent", "traitor": "Traitor"}[game.outcome["reveal"]["roles"][seat]]
+        assert f"Role: {role}" in html
 
 
 def test_game_page_shows_log_reveal_seed_and_steps_through_the_board(table_with):
