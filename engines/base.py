@@ -128,6 +128,8 @@ class BaseEngine:
     max_players = 10
     # The key of a seat's own view that names its team (None: every player for themself).
     team_key: str | None = None
+    # The response timer a new table of this game starts with (seconds, 0 = off).
+    default_timer = 0
 
     def default_options(self) -> dict:
         """Every option key with its default."""

@@ -134,6 +134,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
             "engine_name": engine_name,
             "all_options": {name: option_fields(name, {}) for name in ENGINES},
             "timers": timer_choices(),
+            "default_timer": ENGINES[engine_name].default_timer,
             "nickname_form": NicknameForm(),
         },
         status=status,

@@ -24,6 +24,7 @@ class CoupEngine(BaseEngine):
 
     name = "coup"
     title = N_("Coup")
+    default_timer = 10  # the rules page: the challenge/block timer defaults to 10 s
     min_players = 2
     max_players = 10
 

@@ -149,3 +149,10 @@ def test_logging_in_after_playing_as_a_guest_keeps_the_seat(table_with):
     people[4].post("/login/", {"username": "eve", "password": "a-long-Passw0rd!"})
     assert GameSeat.objects.get(game=game, index=4).player == account
     assert 'data-test="role"' in people[4].get(f"/t/{table.code}/").content.decode()
+
+
+def test_create_form_starts_coup_with_its_ten_second_timer(guests):
+    (host,) = guests(1)
+    html = host.get("/new/?engine=coup").content.decode()
+    assert '<option value="10" selected>' in html
+    assert '<option value="0" selected>' in host.get("/new/?engine=inside_job").content.decode()
