@@ -220,7 +220,10 @@ SAMPLES = [
     "Lead Investigator",
     "Your integrity cards",
     "Equip: draw equipment, turn a card face-up",
-    "Hand limit 1: whoever holds two equipment cards keeps one at once and puts the other at the bottom of the deck; nobody may play equipment meanwhile.",
+    (
+        "Hand limit 1: whoever holds two equipment cards keeps one at once and puts the other at the bottom "
+        "of the deck; nobody may play equipment meanwhile."
+    ),
     # Good Cop Bad Cop, health edition
     "Good Cop",
     "Flawless Shot",
