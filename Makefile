@@ -56,4 +56,5 @@ simulate: install
 	$(BIN)/python manage.py simulate $(GAME) --players $(PLAYERS) --games $(GAMES)
 
 messages: install
-	$(BIN)/python manage.py makemessages -l fa -l ja --keyword=N_ --ignore=.venv
+	$(BIN)/python manage.py makemessages -l fa -l ja --ignore=.venv --ignore=tests --ignore=test-artifacts
+	$(BIN)/python manage.py compilemessages --ignore=.venv

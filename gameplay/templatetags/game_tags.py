@@ -6,7 +6,7 @@ import json
 
 from django import template
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 register = template.Library()
 
@@ -67,7 +67,14 @@ def seat_name(seat, names):
 @register.filter
 def seat_names(seats, names):
     """Names of several seats joined by commas."""
-    return ", ".join(str(seat_name(seat, names)) for seat in (seats or []))
+    # The separator is the language's own (", " / "، " / "、").
+    return pgettext("list separator", ", ").join(str(seat_name(seat, names)) for seat in (seats or []))
+
+
+@register.filter
+def join_names(names):
+    """A list of names joined with the language's own separator."""
+    return pgettext("list separator", ", ").join(str(name) for name in (names or []))
 
 
 @register.filter

@@ -245,3 +245,16 @@ def test_compiled_catalogs_translate_every_game(lang):
         assert untranslated == []
         assert translation.ngettext("%(size)s player", "%(size)s players", 3) % {"size": 3} != "3 players"
         assert translation.get_language_bidi() == (lang == "fa")
+
+
+def test_names_are_joined_with_each_languages_own_separator():
+    from django.utils import translation
+
+    from gameplay.templatetags.game_tags import join_names, seat_names
+
+    names = ["Ana", "Bo", "Cy"]
+    expected = {"en": "Ana, Bo, Cy", "fa": "Ana، Bo، Cy", "ja": "Ana、Bo、Cy"}
+    for language, text in expected.items():
+        with translation.override(language):
+            assert join_names(names) == text
+            assert seat_names([0, 1, 2], names) == text
