@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -44,11 +45,14 @@ def _table(code: str) -> Table:
 def _expire_if_due(game: Game | None) -> None:
     # The worker expires windows; a page that sees a passed deadline does it too, so a game
     # never waits on a sleeping phone or a stopped worker.
-    if game is not None and game.deadline is not None and not game.over:
-        from django.utils import timezone
-
-        if game.deadline <= timezone.now() and services.game_expire(game_id=game.pk):
-            game.refresh_from_db()
+    if (
+        game is not None
+        and not game.over
+        and game.deadline is not None
+        and game.deadline <= timezone.now()
+        and services.game_expire(game_id=game.pk)
+    ):
+        game.refresh_from_db()
 
 
 def _panel_context(request: HttpRequest, table: Table) -> dict:
