@@ -6,6 +6,7 @@ import json
 
 from django import template
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, pgettext
 
 register = template.Library()
@@ -102,3 +103,28 @@ def ordinal_card(index):
         return str(index)
 
 
+
+
+class CaptureNode(template.Node):
+    def __init__(self, nodelist, name: str) -> None:
+        self.nodelist = nodelist
+        self.name = name
+
+    def render(self, context) -> str:
+        context[self.name] = mark_safe(self.nodelist.render(context).strip())  # the include rendered it, escaped
+        return ""
+
+
+@register.tag
+def capture(parser, token):
+    """``{% capture card %}{% include "…card_name.html" %}{% endcapture %}`` stores rendered HTML in ``card``.
+
+    So a translated card name can sit inside one whole translated sentence
+    (``{% blocktranslate %}Block as {{ card }}{% endblocktranslate %}``) instead of a sentence in pieces.
+    """
+    bits = token.split_contents()
+    if len(bits) != 2:
+        raise template.TemplateSyntaxError("capture takes one variable name")
+    nodelist = parser.parse(("endcapture",))
+    parser.delete_first_token()
+    return CaptureNode(nodelist, bits[1])

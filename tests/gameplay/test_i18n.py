@@ -258,3 +258,18 @@ def test_names_are_joined_with_each_languages_own_separator():
         with translation.override(language):
             assert join_names(names) == text
             assert seat_names([0, 1, 2], names) == text
+
+
+def test_a_card_name_sits_inside_one_translated_sentence():
+    from django.template import Context, Template
+    from django.utils import translation
+
+    source = (
+        '{% load i18n %}{% capture card %}{% include "games/coup/card_name.html" with card="duke" %}'
+        "{% endcapture %}{% blocktranslate %}Block as {{ card }}{% endblocktranslate %}"
+    )
+    with translation.override("en"):
+        assert Template(source).render(Context({})) == "Block as Duke"
+    with translation.override("ja"):
+        text = Template(source).render(Context({}))
+        assert text.endswith("としてブロック") and "Duke" not in text
