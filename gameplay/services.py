@@ -6,6 +6,7 @@ revision after commit (``table_notify``). Nothing here trusts the phone beyond i
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,6 +25,7 @@ from gameplay.models import Game, GameSeat, Move
 from lobby.models import Player, Seat, Table
 
 logger = logging.getLogger(__name__)
+PUSH_TIMEOUT_SECONDS = 5
 
 
 class GameError(Exception):
@@ -58,11 +60,16 @@ def table_notify(*, table_id: int) -> None:
         if layer is None:
             return
         try:
-            async_to_sync(layer.group_send)(group_name(table_id), {"type": "table.revision", "v": revision})
+            async_to_sync(_group_send)(layer, group_name(table_id), {"type": "table.revision", "v": revision})
         except Exception:  # a push lost is healed by the pages' polling; never fail the move
             logger.exception("push to table %s failed", table_id)
 
     transaction.on_commit(send)
+
+
+async def _group_send(layer, group: str, message: dict) -> None:
+    # Bounded, so a stalled channel layer can never hold up a move or the worker's clock.
+    await asyncio.wait_for(layer.group_send(group, message), timeout=PUSH_TIMEOUT_SECONDS)
 
 
 def game_replay(game: Game, *, upto: int | None = None):

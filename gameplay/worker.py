@@ -40,7 +40,15 @@ def bot_step(game: Game, now) -> bool:
         if not view["legal"]:
             continue
         rng = random.Random(f"{game.pk}:{game.version}:{gseat.index}")
-        action = get_policy(game.engine, gseat.bot)(view, rng)
+        try:
+            action = get_policy(game.engine, gseat.bot)(view, rng)
+        except Exception:
+            logger.exception("bot policy failed in game %s seat %s", game.pk, gseat.index)
+            action = None
+        if action not in view["legal"]:
+            # A policy that errs must never stall the table: play any legal move instead.
+            logger.warning("bot in game %s seat %s chose no legal move; playing a random one", game.pk, gseat.index)
+            action = rng.choice(view["legal"])
         result = move_submit(
             game_id=game.pk,
             player=None,

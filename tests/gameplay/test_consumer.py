@@ -69,3 +69,19 @@ async def test_socket_for_an_unknown_table_is_closed(redis_layer):
     socket = communicator("ZZZZZ")
     connected, _ = await socket.connect()
     assert not connected
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_idle_socket_stays_open_and_still_gets_the_next_push(redis_layer, table_with):
+    # redis-py 8's default 5 s socket timeout used to tear idle sockets down; pinned away.
+    import asyncio
+
+    table, people = await sync_to_async(table_with)(5)
+    socket = communicator(table.code)
+    connected, _ = await socket.connect()
+    assert connected
+    first = await socket.receive_json_from(timeout=5)
+    await asyncio.sleep(7)
+    await sync_to_async(start)(table, people[0])
+    assert await socket.receive_json_from(timeout=5) == {"v": first["v"] + 1}
+    await socket.disconnect()

@@ -131,3 +131,25 @@ def test_host_hands_a_departed_players_seat_to_a_bot(table_with):
     if leader == 3:
         response = people[3].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, 3)[0]))
         assert response.status_code == 403
+
+
+def test_a_bot_whose_policy_errs_still_moves_legally(table_with, monkeypatch):
+    import engines.inside_job as inside_job
+
+    table, people = table_with(4)
+    people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0", "policy": "heuristic"})
+    game = start(table, people[0])
+    monkeypatch.setitem(inside_job.BOTS, "heuristic", lambda view, rng: {"type": "nonsense"})
+    later = timezone.now()
+    for _ in range(60):
+        game.refresh_from_db()
+        if game.moves.filter(seat=4).exists():
+            break
+        later += timedelta(seconds=5)
+        if tick(now=later):
+            continue
+        for seat in awaited_movers(game):
+            if seat < 4:
+                people[seat].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, seat)[0]))
+                break
+    assert game.moves.filter(seat=4).exists()
