@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from engines.good_cop_bad_cop_health import ENGINE
 
 
@@ -46,3 +48,18 @@ def total_cards(state: dict) -> int:
     for player in state["players"]:
         count += len(player["hand"]) + len(player["in_play"])
     return count
+
+
+def game_states(players: int, seed: int, every: int = 5, *, final: bool = True):
+    """States of one random game, every few moves (and the final one unless ``final`` is False)."""
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, ENGINE.default_options(), seed)
+    step = 0
+    while ENGINE.outcome(state) is None:
+        if step % every == 0:
+            yield state
+        seat = rng.choice([s for s in range(players) if ENGINE.legal_actions(state, s)])
+        state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
+        step += 1
+    if final:
+        yield state

@@ -9,18 +9,7 @@ import pytest
 
 from engines.good_cop_bad_cop_health import ENGINE
 
-
-def sample_states(players, seed, every=7):
-    """States along one random game, every few moves."""
-    rng = random.Random(seed)
-    state = ENGINE.setup(players, ENGINE.default_options(), seed)
-    step = 0
-    while ENGINE.outcome(state) is None:
-        if step % every == 0:
-            yield state
-        seat = rng.choice([s for s in range(players) if ENGINE.legal_actions(state, s)])
-        state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
-        step += 1
+from .helpers import game_states
 
 
 def scramble(state, seat, rng):
@@ -59,7 +48,7 @@ def scramble(state, seat, rng):
 def test_seat_views_ignore_what_the_seat_cannot_know(players):
     rng = random.Random(players)
     for seed in range(3):
-        for state in sample_states(players, seed):
+        for state in game_states(players, seed, every=7, final=False):
             for seat in range(players):
                 for _ in range(2):
                     assert ENGINE.view(scramble(state, seat, rng), seat) == ENGINE.view(state, seat)
@@ -69,13 +58,13 @@ def test_seat_views_ignore_what_the_seat_cannot_know(players):
 def test_board_view_ignores_every_secret(players):
     rng = random.Random(players)
     for seed in range(3):
-        for state in sample_states(players, seed):
+        for state in game_states(players, seed, every=7, final=False):
             for _ in range(3):
                 assert ENGINE.view(scramble(state, None, rng), None) == ENGINE.view(state, None)
 
 
 def test_scramble_does_change_what_it_should():
-    state = next(s for i, s in enumerate(sample_states(6, 1)) if i == 3)
+    state = next(s for i, s in enumerate(game_states(6, 1, every=7, final=False)) if i == 3)
     rng = random.Random(0)
     views = {str(ENGINE.view(scramble(state, 0, rng), 1)) for _ in range(10)}
     assert len(views) > 1, "the check would catch a leak of another seat's secrets"

@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 
 from engines.good_cop_bad_cop_health import ENGINE
 
+from .helpers import game_states
 from .test_information_sets import scramble
 
 T = "games/good_cop_bad_cop_health/"
@@ -24,18 +25,6 @@ def context(state, seat):
             "move_url": "/m", "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
-def game_states(players, seed, every=5):
-    """States of one random game, every few moves, and the final one."""
-    rng = random.Random(seed)
-    state = ENGINE.setup(players, ENGINE.default_options(), seed)
-    step = 0
-    while ENGINE.outcome(state) is None:
-        if step % every == 0:
-            yield state
-        seat = rng.choice([s for s in range(players) if ENGINE.legal_actions(state, s)])
-        state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat)))
-        step += 1
-    yield state
 
 
 def text_of(html):
