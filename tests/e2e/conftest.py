@@ -118,3 +118,29 @@ def browser():
 
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 TABLET = {"viewport": {"width": 1024, "height": 768}}
+
+
+def tap_and_settle(page, locator, *, tolerant: bool = False) -> bool:
+    """Tap a move button and wait until the answer has replaced the private panel.
+
+    ``tolerant``: bots answer windows at once, so a button seen a moment ago may be gone when
+    the tap lands (the window closed); then return False instead of failing, and look again.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate("document.getElementById('private-view').dataset.stale = '1'")
+    try:
+        locator.click(timeout=3000 if tolerant else 30000)
+        page.wait_for_selector("#private-view:not([data-stale])", timeout=10000 if tolerant else 15000)
+    except PlaywrightTimeout:
+        if not tolerant:
+            raise
+        return False
+    return True
+
+
+def save_screenshots(pages, prefix: str) -> None:
+    """Whole-page screenshots into test-artifacts/, to see what a failing game looked like."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    for i, page in enumerate(pages):
+        page.screenshot(path=str(ARTIFACTS / f"{prefix}-{i}.png"), full_page=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gameplay.models import Game
-from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET
+from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET, save_screenshots, tap_and_settle
 from tests.e2e.test_inside_job_browser import no_horizontal_scroll, sit_down
 
 pytestmark = pytest.mark.e2e
@@ -28,17 +28,9 @@ def act(page) -> bool:
     Bots answer windows at once, so a button seen a moment ago may be gone when the tap
     lands (the window closed): that is the game moving on, and the loop looks again.
     """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     for selector in PREFERENCES:
         if page.locator(selector).count():
-            page.evaluate("document.getElementById('private-view').dataset.stale = '1'")
-            try:
-                page.locator(selector).first.click(timeout=3000)
-                page.wait_for_selector("#private-view:not([data-stale])", timeout=10000)
-            except PlaywrightTimeout:
-                return False
-            return True
+            return tap_and_settle(page, page.locator(selector).first, tolerant=True)
     return False
 
 
@@ -72,9 +64,7 @@ def test_whole_coup_game_with_two_phones_two_bots_and_a_board(browser, server):
         else:
             raise AssertionError("the game did not end")
     except Exception:
-        ARTIFACTS.mkdir(exist_ok=True)
-        for i, page in enumerate([*phones, board]):
-            page.screenshot(path=str(ARTIFACTS / f"coup-failure-{i}.png"), full_page=True)
+        save_screenshots([*phones, board], "coup-failure")
         raise
     game = Game.objects.get(table__code=code)
     assert game.status == Game.FINISHED

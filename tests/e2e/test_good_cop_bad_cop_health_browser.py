@@ -7,7 +7,7 @@ import random
 import pytest
 
 from gameplay.models import Game
-from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET
+from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET, save_screenshots, tap_and_settle
 from tests.e2e.test_inside_job_browser import no_horizontal_scroll, sit_down
 
 pytestmark = pytest.mark.e2e
@@ -19,8 +19,6 @@ DECISIVE = ['[data-test="shoot"]', '[data-test="arm"]', '[data-test^="aim-"]']
 
 def tap_any(page, rng: random.Random) -> bool:
     """Tap a decisive move if there is one, else one of this phone's buttons; False when it has none."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     buttons = page.locator("#private-view form.move-form button[type=submit]:not([disabled])")
     for selector in DECISIVE:
         decisive = page.locator(f"#private-view form.move-form button{selector}:not([disabled])")
@@ -30,13 +28,7 @@ def tap_any(page, rng: random.Random) -> bool:
     count = buttons.count()
     if not count:
         return False
-    page.evaluate("document.getElementById('private-view').dataset.stale = '1'")
-    try:
-        buttons.nth(rng.randrange(count)).click(timeout=3000)
-        page.wait_for_selector("#private-view:not([data-stale])", timeout=10000)
-    except PlaywrightTimeout:
-        return False  # the window closed under the thumb: look again
-    return True
+    return tap_and_settle(page, buttons.nth(rng.randrange(count)), tolerant=True)
 
 
 # The published rule set runs to hundreds of moves with bots pausing like people; its screens are
@@ -66,9 +58,7 @@ def test_a_phone_and_three_bots_finish_a_game(browser, server, engine):
         else:
             raise AssertionError("the game did not end")
     except Exception:
-        ARTIFACTS.mkdir(exist_ok=True)
-        phone.screenshot(path=str(ARTIFACTS / f"{engine}-failure-phone.png"), full_page=True)
-        board.screenshot(path=str(ARTIFACTS / f"{engine}-failure-board.png"), full_page=True)
+        save_screenshots([phone, board], f"{engine}-failure")
         raise
     game = Game.objects.get(table__code=code)
     assert game.status == Game.FINISHED

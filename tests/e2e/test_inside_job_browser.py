@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gameplay.models import Game
-from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET
+from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET, save_screenshots, tap_and_settle
 
 pytestmark = pytest.mark.e2e
 NAMES = ["Ana", "Bo", "Cy", "Di", "Ed"]
@@ -23,25 +23,18 @@ def no_horizontal_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
-def tap_and_settle(page, selector: str) -> None:
-    """Tap a move button and wait until the answer has replaced the private panel."""
-    page.evaluate("document.getElementById('private-view').dataset.stale = '1'")
-    page.locator(selector).first.click()
-    page.wait_for_selector("#private-view:not([data-stale])", timeout=15000)
-
-
 def act(page) -> bool:
     """Tap whatever this phone is asked to do now; False when it has nothing to do."""
     if page.locator('[data-test="propose"]').count():
         size = int(re.search(r"team of (\d+)", page.inner_text(".ij-mission-title")).group(1))
         for seat in range(size):
             page.click(f'[data-test="pick-{seat}"]', timeout=5000)
-        tap_and_settle(page, '[data-test="propose"]')
+        tap_and_settle(page, page.locator('[data-test="propose"]').first)
         return True
     for hook in ('[data-test="vote-approve"]', '[data-test="play-sabotage"]', '[data-test="play-success"]',
                  '[data-test^="assassinate-"]'):
         if page.locator(hook).count():
-            tap_and_settle(page, hook)
+            tap_and_settle(page, page.locator(hook).first)
             return True
     return False
 
@@ -96,9 +89,7 @@ def test_whole_inside_job_game_on_five_phones_and_a_board(browser, servers):
         else:
             raise AssertionError("the game did not end")
     except Exception:
-        ARTIFACTS.mkdir(exist_ok=True)
-        for i, page in enumerate([*phones, board]):
-            page.screenshot(path=str(ARTIFACTS / f"failure-{i}.png"), full_page=True)
+        save_screenshots([*phones, board], "failure")
         raise
 
     board.wait_for_selector('[data-test="outcome"]', timeout=15000)
