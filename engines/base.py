@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import secrets
 from typing import Any, Protocol
 
@@ -41,6 +42,29 @@ def new_seed() -> int:
 def seed_hash(seed: int) -> str:
     """The public commitment to a seed, shown when the game starts."""
     return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def canonical(value: Any) -> str | None:
+    """The canonical JSON text of a value (sorted keys, no spaces), or None if it is not plain JSON.
+
+    Two actions are the same move only if their canonical texts are equal, so ``1.0`` and
+    ``true`` never pass for ``1`` (Python's ``==`` says they are equal; JSON types differ).
+    """
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def find_legal(action: Any, legal: list[dict]) -> dict | None:
+    """The listed legal action that ``action`` is exactly (same JSON text), or None."""
+    text = canonical(action)
+    if text is None:
+        return None
+    for candidate in legal:
+        if canonical(candidate) == text:
+            return candidate
+    return None
 
 
 class Rng:
@@ -167,10 +191,12 @@ class BaseEngine:
             raise IllegalAction("an action is a dict with a 'type'")
         if self.outcome(state) is not None:
             raise IllegalAction("the game is over")
-        if action not in self.legal_actions(state, seat):
-            raise IllegalAction(f"not a legal action for seat {seat} now: {action}")
+        listed = find_legal(action, self.legal_actions(state, seat))
+        if listed is None:
+            raise IllegalAction(f"not a legal action for seat {seat} now: {canonical(action) or '(not JSON)'}"[:300])
         new = self.copy_state(state)
-        self._apply(new, seat, action)
+        # The engine gets its own listed action, never the caller's object (types and all).
+        self._apply(new, seat, copy.deepcopy(listed))
         return new
 
     def copy_state(self, state: State) -> State:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.db import models
 
 from lobby.models import Player, Table
+
+
+def new_share_token() -> str:
+    """The secret part of a finished game's share link (unguessable; ids are sequential)."""
+    return secrets.token_urlsafe(16)
 
 
 class Game(models.Model):
@@ -32,9 +39,17 @@ class Game(models.Model):
     paused_remaining = models.FloatField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # Who may open the finished game's page: its players, and whoever has the link with this token.
+    share_token = models.CharField(max_length=32, default=new_share_token)
 
     class Meta:
         ordering = ["-created"]
+        constraints = [
+            # A double tap on Start never deals twice: at most one running game per table.
+            models.UniqueConstraint(
+                fields=["table"], condition=models.Q(status="running"), name="one_running_game_per_table"
+            ),
+        ]
 
     @property
     def over(self) -> bool:
@@ -69,5 +84,6 @@ class Move(models.Model):
         ordering = ["seq"]
         constraints = [
             models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq"),
-            models.UniqueConstraint(fields=["game", "client_move_id"], name="unique_client_move_id"),
+            # Move ids are a seat's own: another seat reusing one (say a bot's) is a different move.
+            models.UniqueConstraint(fields=["game", "seat", "client_move_id"], name="unique_seat_move_id"),
         ]

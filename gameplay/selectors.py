@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.urls import reverse
 from django.utils.translation import gettext
 
 from engines.base import seat_team
@@ -39,6 +40,8 @@ def game_public_info(game: Game) -> dict:
         "paused_remaining": round(game.paused_remaining) if game.paused_remaining is not None else None,
         "created": game.created,
         "finished": game.finished,
+        # The finished game's page with its share token: shown to whoever saw the game's end.
+        "share_url": f"{reverse('game_detail', args=[game.pk])}?k={game.share_token}" if game.over else None,
     }
 
 

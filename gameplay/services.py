@@ -6,26 +6,24 @@ revision after commit (``table_notify``). Nothing here trusts the phone beyond i
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
-from engines.base import IllegalAction, OptionError, new_seed, seed_hash
+from engines.base import IllegalAction, OptionError, canonical, new_seed, seed_hash
 from engines.registry import get_engine
 from gameplay.models import Game, GameSeat, Move
+from gameplay.push import group_name, push_revision
 from lobby.models import Player, Seat, Table
 
 logger = logging.getLogger(__name__)
-PUSH_TIMEOUT_SECONDS = 5
+__all__ = ["group_name"]  # the consumer's import of the group name stays where it was
 
 
 class GameError(Exception):
@@ -39,37 +37,23 @@ class MoveResult:
     status: int
     message: str = ""
     seq: int | None = None
+    # A repeated move id answered with the first result: nothing was played now.
+    duplicate: bool = False
 
     @property
     def ok(self) -> bool:
         return self.status == 200
 
 
-def group_name(table_id: int) -> str:
-    """The Channels group of a table."""
-    return f"table-{table_id}"
-
-
 def table_notify(*, table_id: int) -> None:
-    """Bump the table's revision and, after commit, push the number (and nothing else)."""
+    """Bump the table's revision and, after commit, queue the push of the number (and nothing else).
+
+    The push is sent by ``gameplay.push``'s own thread, so a stalled channel layer never holds
+    up the move or the worker that made the change.
+    """
     Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
     revision = Table.objects.values_list("revision", flat=True).get(pk=table_id)
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        try:
-            async_to_sync(_group_send)(layer, group_name(table_id), {"type": "table.revision", "v": revision})
-        except Exception:  # a push lost is healed by the pages' polling; never fail the move
-            logger.exception("push to table %s failed", table_id)
-
-    transaction.on_commit(send)
-
-
-async def _group_send(layer, group: str, message: dict) -> None:
-    # Bounded, so a stalled channel layer can never hold up a move or the worker's clock.
-    await asyncio.wait_for(layer.group_send(group, message), timeout=PUSH_TIMEOUT_SECONDS)
+    transaction.on_commit(lambda: push_revision(table_id, revision))
 
 
 def game_replay(game: Game, *, upto: int | None = None):
@@ -90,67 +74,84 @@ def game_state(game: Game):
     return game_replay(game)
 
 
-def _advance(game: Game, state, now: datetime) -> None:
-    """Record a new state on the game row: snapshot, version, outcome, the window's deadline."""
-    engine = get_engine(game.engine)
-    game.version += 1
-    game.snapshot = engine.encode(state)
+@dataclass(frozen=True)
+class _Step:
+    """What the engine says of a new state, asked before anything is written."""
+
+    snapshot: dict
+    outcome: dict | None
+    window: str
+
+
+def _step(engine, state) -> _Step:
+    """Snapshot, outcome and window of ``state``: every engine call a move needs (may raise)."""
     outcome = engine.outcome(state)
-    if outcome is not None:
+    return _Step(engine.encode(state), outcome, "" if outcome is not None else (engine.window(state) or ""))
+
+
+def _advance(game: Game, step: _Step, now: datetime) -> None:
+    """Record a new state on the game row: snapshot, version, outcome, the window's deadline."""
+    game.version += 1
+    game.snapshot = step.snapshot
+    if step.outcome is not None:
         game.status = Game.FINISHED
-        game.outcome = outcome
+        game.outcome = step.outcome
         game.finished = now
         game.window, game.deadline, game.paused_remaining = "", None, None
-    else:
-        window = engine.window(state) or ""
-        if window != game.window:
-            # A new response window gets a fresh countdown; the same window keeps its deadline.
-            game.window = window
-            timed = bool(window and game.timer_seconds)
-            if game.paused:
-                game.deadline = None
-                game.paused_remaining = float(game.timer_seconds) if timed else None
-            else:
-                game.deadline = now + timedelta(seconds=game.timer_seconds) if timed else None
+    elif step.window != game.window:
+        # A new response window gets a fresh countdown; the same window keeps its deadline.
+        game.window = step.window
+        timed = bool(step.window and game.timer_seconds)
+        if game.paused:
+            game.deadline = None
+            game.paused_remaining = float(game.timer_seconds) if timed else None
+        else:
+            game.deadline = now + timedelta(seconds=game.timer_seconds) if timed else None
     game.save()
 
 
 def game_start(*, table: Table) -> Game:
-    """Deal a new game on the table's current seats (checks the count and the options)."""
+    """Deal a new game on the table's current seats (checks the count and the options).
+
+    Serialised on the table row (and by the database's one-running-game constraint), so a
+    double tap on Start, or two hosts' devices at once, deal exactly one game.
+    """
     engine = get_engine(table.engine)
-    seats = list(table.seats.select_related("player").order_by("position"))
-    players = len(seats)
-    if any(game.status == Game.RUNNING for game in table.games.all()):
-        raise GameError(_("A game is already running at this table."))
     try:
-        engine.check_players(players)
-        options = engine.validate_options(table.options, players)
-    except OptionError as error:
-        raise GameError(gettext(str(error))) from error
-    seed = new_seed()
-    with transaction.atomic():
-        state = engine.setup(players, options, seed)
-        game = Game.objects.create(
-            table=table,
-            engine=table.engine,
-            options=options,
-            players=players,
-            seed=str(seed),
-            seed_hash=seed_hash(seed),
-            timer_seconds=table.timer_seconds,
-            snapshot=engine.encode(state),
-        )
-        GameSeat.objects.bulk_create(
-            GameSeat(game=game, index=i, player=seat.player, name=seat.name, bot=seat.bot)
-            for i, seat in enumerate(seats)
-        )
-        window = engine.window(state) or ""
-        if window:
-            game.window = window
-            if game.timer_seconds:
-                game.deadline = timezone.now() + timedelta(seconds=game.timer_seconds)
-            game.save()
-        table_notify(table_id=table.pk)
+        with transaction.atomic():
+            table = Table.objects.select_for_update().get(pk=table.pk)
+            if table.games.filter(status=Game.RUNNING).exists():
+                raise GameError(_("A game is already running at this table."))
+            seats = list(table.seats.select_related("player").order_by("position"))
+            players = len(seats)
+            try:
+                engine.check_players(players)
+                options = engine.validate_options(table.options, players)
+            except OptionError as error:
+                raise GameError(gettext(str(error))) from error
+            seed = new_seed()
+            state = engine.setup(players, options, seed)
+            window = engine.window(state) or ""
+            game = Game.objects.create(
+                table=table,
+                engine=table.engine,
+                options=options,
+                players=players,
+                seed=str(seed),
+                seed_hash=seed_hash(seed),
+                timer_seconds=table.timer_seconds,
+                snapshot=engine.encode(state),
+                window=window,
+                deadline=timezone.now() + timedelta(seconds=table.timer_seconds)
+                if window and table.timer_seconds else None,
+            )
+            GameSeat.objects.bulk_create(
+                GameSeat(game=game, index=i, player=seat.player, name=seat.name, bot=seat.bot)
+                for i, seat in enumerate(seats)
+            )
+            table_notify(table_id=table.pk)
+    except IntegrityError as error:
+        raise GameError(_("A game is already running at this table.")) from error
     return game
 
 
@@ -174,32 +175,43 @@ def move_submit(
     action: object,
     bot_seat: int | None = None,
 ) -> MoveResult:
-    """Check and append one move: lock, dedupe, seat, version, legality, append, push."""
+    """Check and append one move: lock, seat, dedupe, version, legality, append, push.
+
+    An action is legal only if it is exactly one the engine lists (``engines.base.find_legal``:
+    same JSON, types included). Any error inside the engine is a refused move (400, logged)
+    that changes nothing, so one crafted move can never brick a table.
+    """
     try:
         with transaction.atomic():
             game = Game.objects.select_for_update().get(pk=game_id)
-            if move_id:
-                first = game.moves.filter(client_move_id=move_id).first()
-                if first is not None:
-                    return MoveResult(200, "already played", first.seq)
             seat = _seat_of(game, player, bot_seat)
             if seat is None:
                 return MoveResult(403, "you have no seat in this game")
+            if move_id:
+                # Move ids are per seat: a double tap repeats the first answer, never the move.
+                first = game.moves.filter(seat=seat, client_move_id=move_id).first()
+                if first is not None:
+                    return MoveResult(200, "already played", first.seq, duplicate=True)
             if game.over:
                 return MoveResult(409, "the game is over")
             if version != game.version:
                 return MoveResult(409, "the table moved on")
-            if not isinstance(action, dict):
+            if not isinstance(action, dict) or canonical(action) is None:
                 return MoveResult(400, "malformed move")
             engine = get_engine(game.engine)
             try:
                 state = engine.apply(game_state(game), seat, action)
+                step = _step(engine, state)
             except IllegalAction as error:
                 return MoveResult(400, f"not allowed now: {error}")
+            except Exception:
+                logger.exception("engine %s failed on a move in game %s (refused)", game.engine, game.pk)
+                return MoveResult(400, "not allowed now: the game could not take this move")
+            # ``action`` equals a listed action exactly, so the log holds the engine's own JSON.
             move = Move.objects.create(
                 game=game, seq=game.version + 1, seat=seat, action=action, client_move_id=move_id or None
             )
-            _advance(game, state, timezone.now())
+            _advance(game, step, timezone.now())
             table_notify(table_id=game.table_id)
             return MoveResult(200, "", move.seq)
     except IntegrityError:
@@ -208,16 +220,28 @@ def move_submit(
 
 
 def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
-    """If the open window's deadline has passed, record its expiry as a system move."""
+    """If the open window's deadline has passed, record its expiry as a system move.
+
+    An engine that fails on the expiry changes nothing but the deadline, which is cleared
+    (logged), so no page and no worker runs a failing expiry twice; the window stays open
+    for the seats' own answers.
+    """
     now = now or timezone.now()
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.over or game.paused or not game.window or game.deadline is None or game.deadline > now:
             return False
         engine = get_engine(game.engine)
-        state = engine.on_timeout(game_state(game))
+        try:
+            step = _step(engine, engine.on_timeout(game_state(game)))
+        except Exception:
+            logger.exception("engine %s failed expiring window %r in game %s", game.engine, game.window, game.pk)
+            game.deadline = None
+            game.save(update_fields=["deadline"])
+            table_notify(table_id=game.table_id)
+            return False
         Move.objects.create(game=game, seq=game.version + 1, seat=None, action={"type": "timeout"})
-        _advance(game, state, now)
+        _advance(game, step, now)
         table_notify(table_id=game.table_id)
         return True
 

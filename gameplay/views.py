@@ -7,6 +7,9 @@ gets only engine views (``gameplay.selectors``), never the state or the Game row
 from __future__ import annotations
 
 import json
+import logging
+import re
+import secrets
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -36,6 +39,7 @@ from lobby.network import lan_base_url, qr_svg
 from lobby.services import clean_token, normalize_code, player_current, table_running_game
 
 MAX_ACTION_CHARS = 4000
+logger = logging.getLogger(__name__)
 
 
 def _table(code: str) -> Table:
@@ -45,6 +49,7 @@ def _table(code: str) -> Table:
 def _expire_if_due(game: Game | None) -> None:
     # The worker expires windows; a page that sees a passed deadline does it too, so a game
     # never waits on a sleeping phone or a stopped worker.
+    # (An expiry the engine fails on clears the deadline, so no page runs it twice.)
     if (
         game is not None
         and not game.over
@@ -149,23 +154,38 @@ def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"v": table.revision})
 
 
+MAX_ACTION_DEPTH = 8
+_INT_FIELD = re.compile(r"-?[0-9]{1,11}")
+
+
 def _coerce(value: str):
+    """A form field's value: ASCII digits (one optional leading minus) are an int, anything else text."""
     text = value.strip()
-    if text.lstrip("-").isdigit() and len(text) < 12:
-        return int(text)
-    return text
+    return int(text) if _INT_FIELD.fullmatch(text) else text
+
+
+def _depth(value, limit: int) -> int:
+    """How deeply lists and dicts nest in ``value`` (stops counting past ``limit``)."""
+    if limit < 0 or not isinstance(value, list | dict):
+        return 0
+    items = value.values() if isinstance(value, dict) else value
+    return 1 + max((_depth(item, limit - 1) for item in items), default=0)
 
 
 def parse_action(post) -> dict | None:
-    """The action a move form sends: base JSON in ``action`` plus ``a.<key>``/``a.<key>[]`` fields."""
+    """The action a move form sends: base JSON in ``action`` plus ``a.<key>``/``a.<key>[]`` fields.
+
+    None (a 400) for anything malformed: too long, not JSON, not an object, nested deeper than
+    any game's action (the JSON parser itself never sees thousands of brackets).
+    """
     raw = post.get("action", "")
-    if len(raw) > MAX_ACTION_CHARS:
+    if len(raw) > MAX_ACTION_CHARS or raw.count("[") + raw.count("{") > 4 * MAX_ACTION_DEPTH:
         return None
     try:
         action = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
-    if not isinstance(action, dict):
+    if not isinstance(action, dict) or _depth(action, MAX_ACTION_DEPTH) > MAX_ACTION_DEPTH:
         return None
     for key in post:
         if not key.startswith("a.") or len(key) > 40:
@@ -191,6 +211,8 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     except ValueError:
         return _respond(request, table, _("That move was malformed."), 400)
     move_id = clean_token(request.POST.get("move_id", "")) or None
+    if version < 0 or version >= 2**31:
+        return _respond(request, table, _("That move was malformed."), 400)
     action = parse_action(request.POST)
     if action is None:
         return _respond(request, table, _("That move was malformed."), 400)
@@ -269,14 +291,30 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     if not game.over:
         raise Http404("the game is still running")
+    if not _may_see_finished(request, game):
+        # Ids are sequential: without a seat in the game or its share link, there is no such page.
+        raise Http404("no such game")
     try:
         step = int(request.GET.get("step", game.version))
     except ValueError:
         step = game.version
     context = game_replay_context(game=game, step=step)
     context["final"] = game_context(game=game, seat=None)
+    # Replay steps keep the share token of a link, so a shared page can step through too.
+    context["share_query"] = f"k={game.share_token}&" if request.GET.get("k") else ""
     template = "gameplay/_replay.html" if request.htmx else "gameplay/game_detail.html"
     return render(request, template, context)
+
+
+def _may_see_finished(request: HttpRequest, game: Game) -> bool:
+    """A finished game's page is for its players, its table's host, and whoever has its share link."""
+    token = request.GET.get("k", "")
+    if token and secrets.compare_digest(token.encode(), game.share_token.encode()):
+        return True
+    player = player_current(request=request)
+    if player is None:
+        return False
+    return player.pk == game.table.host_id or game.seats.filter(player=player).exists()
 
 
 @require_GET

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 import threading
 import time
 from datetime import timedelta
@@ -15,6 +16,7 @@ from datetime import timedelta
 from django.db import close_old_connections
 from django.utils import timezone
 
+from engines.base import find_legal
 from engines.bots import get_policy
 from engines.registry import get_engine
 from gameplay.models import Game
@@ -45,7 +47,7 @@ def bot_step(game: Game, now) -> bool:
         except Exception:
             logger.exception("bot policy failed in game %s seat %s", game.pk, gseat.index)
             action = None
-        if action not in view["legal"]:
+        if find_legal(action, view["legal"]) is None:
             # A policy that errs must never stall the table: play any legal move instead.
             logger.warning("bot in game %s seat %s chose no legal move; playing a random one", game.pk, gseat.index)
             action = rng.choice(view["legal"])
@@ -54,10 +56,12 @@ def bot_step(game: Game, now) -> bool:
             player=None,
             bot_seat=gseat.index,
             version=game.version,
-            move_id=f"bot-{game.version}-{gseat.index}",
+            # Unguessable, so no seated player can pre-empt the bot's move id (ids are per seat anyway).
+            move_id=f"bot-{secrets.token_hex(12)}",
             action=action,
         )
-        return result.ok
+        # A repeated id is never the bot's progress: only a move made now counts.
+        return result.ok and not result.duplicate
     return False
 
 
@@ -67,13 +71,17 @@ def tick(now=None) -> int:
     done = 0
     due = Game.objects.filter(status=Game.RUNNING, paused=False, deadline__lte=now).values_list("pk", flat=True)
     for game_id in list(due):
-        done += game_expire(game_id=game_id, now=now)
+        # Each game alone: one game's failure never skips another game's timer or bots.
+        try:
+            done += game_expire(game_id=game_id, now=now)
+        except Exception:
+            logger.exception("expiry failed in game %s", game_id)
     with_bots = Game.objects.filter(status=Game.RUNNING, seats__bot__gt="").distinct().values_list("pk", flat=True)
     for game_id in list(with_bots):
         # Several bots in one window all answer in this pass; on a turn one bot moves per pause.
         for _ in range(MAX_BOT_MOVES_PER_TICK):
-            game = Game.objects.get(pk=game_id)
             try:
+                game = Game.objects.get(pk=game_id)
                 moved = not game.over and bot_step(game, now)
             except Exception:
                 logger.exception("bot step failed in game %s", game_id)

@@ -1,0 +1,147 @@
+"""Table pushes off the request path: a move or a timer only enqueues; one thread per process sends.
+
+A push is the table's revision number and nothing else. Requests and the worker call
+:func:`push_revision` (after commit) and return at once, so a frozen channel layer (a
+paused Redis) can never hold up a move or the worker's clock. The sender keeps at most one
+pending push per table (a newer revision replaces an older one), drops pushes that waited
+longer than ``STALE_SECONDS`` (the pages' heartbeat and polling heal them), bounds every
+send with ``SEND_TIMEOUT_SECONDS``, and retries a failed push (after ``RETRY_SECONDS``) until
+it is stale, so a Redis that froze for a few seconds still delivers when it wakes.
+
+Sends run on the server's own event loop once a socket has connected in this process
+(:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on
+the loop its sockets run on. Until then, or when that loop is gone, the sender uses a loop
+of its own (enough for Redis, which reaches every process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+SEND_TIMEOUT_SECONDS = 2.0
+STALE_SECONDS = 10.0
+RETRY_SECONDS = 0.5
+MAX_PENDING_TABLES = 10_000
+
+
+def group_name(table_id: int) -> str:
+    """The Channels group of a table."""
+    return f"table-{table_id}"
+
+
+class PushSender:
+    """A bounded, coalescing queue of table pushes and the thread that sends them."""
+
+    def __init__(self) -> None:
+        self._pending: dict[int, tuple[int, float]] = {}
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._server_loop: asyncio.AbstractEventLoop | None = None
+        self._own_loop: asyncio.AbstractEventLoop | None = None
+        self.sent = 0
+        self.dropped = 0
+        self.failed = 0
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Send on ``loop`` from now on (the loop this process's sockets run on)."""
+        self._server_loop = loop
+
+    def enqueue(self, table_id: int, revision: int, since: float | None = None) -> None:
+        """Queue ``revision`` for the table; never blocks on the channel layer."""
+        with self._wake:
+            queued = self._pending.get(table_id)
+            if queued is not None and queued[0] >= revision:
+                return
+            if queued is None and len(self._pending) >= MAX_PENDING_TABLES:
+                self.dropped += 1  # the pages' polling catches up; memory stays bounded
+                return
+            self._pending[table_id] = (revision, time.monotonic() if since is None else since)
+            self._wake.notify()
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="table-push", daemon=True)
+                self._thread.start()
+
+    def pending(self) -> int:
+        """How many tables wait for a push (for tests and figures)."""
+        with self._wake:
+            return len(self._pending)
+
+    def _take(self) -> dict[int, tuple[int, float]]:
+        with self._wake:
+            while not self._pending:
+                self._wake.wait()
+            batch, self._pending = self._pending, {}
+            return batch
+
+    def _run(self) -> None:
+        while True:
+            batch = self._take()
+            try:
+                failed = self._send_batch(batch)
+            except Exception:  # the sender must outlive any layer error
+                logger.exception("table pushes failed")
+                failed = batch
+            if failed:
+                self.failed += len(failed)
+                time.sleep(RETRY_SECONDS)
+                for table, (revision, queued) in failed.items():
+                    self.enqueue(table, revision, since=queued)  # until it is stale
+
+    def _send_batch(self, batch: dict[int, tuple[int, float]]) -> dict[int, tuple[int, float]]:
+        """Send the fresh pushes of ``batch`` at once; returns those that failed."""
+        now = time.monotonic()
+        fresh = {table: item for table, item in batch.items() if now - item[1] <= STALE_SECONDS}
+        self.dropped += len(batch) - len(fresh)
+        layer = get_channel_layer()
+        if layer is None or not fresh:
+            return {}
+        loop = self._server_loop
+        if loop is not None and loop.is_running() and not loop.is_closed():
+            future = asyncio.run_coroutine_threadsafe(self._send_all(layer, fresh), loop)
+            try:
+                return future.result(timeout=SEND_TIMEOUT_SECONDS + 1)
+            except FutureTimeout:
+                future.cancel()
+                return fresh
+        if self._own_loop is None or self._own_loop.is_closed():
+            self._own_loop = asyncio.new_event_loop()
+        return self._own_loop.run_until_complete(self._send_all(layer, fresh))
+
+    async def _send_all(self, layer, fresh: dict[int, tuple[int, float]]) -> dict[int, tuple[int, float]]:
+        results = await asyncio.gather(
+            *(self._send_one(layer, table, revision) for table, (revision, _) in fresh.items()),
+            return_exceptions=True,
+        )
+        failed = {}
+        for (table, item), result in zip(fresh.items(), results, strict=True):
+            if isinstance(result, BaseException):
+                logger.warning("push to table %s failed: %r", table, result)
+                failed[table] = item
+            else:
+                self.sent += 1
+        return failed
+
+    async def _send_one(self, layer, table_id: int, revision: int) -> None:
+        message = {"type": "table.revision", "v": revision}
+        await asyncio.wait_for(layer.group_send(group_name(table_id), message), timeout=SEND_TIMEOUT_SECONDS)
+
+
+SENDER = PushSender()
+
+
+def push_revision(table_id: int, revision: int) -> None:
+    """Queue the push of a table's revision (call it after commit)."""
+    SENDER.enqueue(table_id, revision)
+
+
+def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """The consumer tells the sender which loop this process's sockets run on."""
+    SENDER.bind_loop(loop)

@@ -1,0 +1,142 @@
+"""A frozen Redis never stalls play: moves and timers return at once, pushes catch up when it wakes.
+
+The test runs its own redis-server (so freezing it with SIGSTOP touches nothing else) and
+uses the real channels_redis layer. A missing redis-server fails the test and says what
+to install.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket as sockets
+import subprocess
+import time
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import channel_layers
+from channels.testing import WebsocketCommunicator
+from django.utils import timezone
+
+from config.asgi import application
+from gameplay import push
+from gameplay.models import Game
+from gameplay.services import move_submit
+from gameplay.worker import tick
+from tests.conftest import start
+from tests.gameplay.helpers import awaited_movers, legal
+
+
+def _free_port() -> int:
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def own_redis(settings):
+    """A private redis-server on a free port, as the channel layer; yields its process."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is missing: apt-get install redis-server")
+    port = _free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with sockets.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("the test's redis-server did not start")
+            time.sleep(0.05)
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]}}
+    }
+    channel_layers.backends.clear()
+    yield process
+    os.kill(process.pid, signal.SIGCONT)
+    process.kill()
+    process.wait()
+    channel_layers.backends.clear()
+
+
+def _timed(function, *args, **kwargs):
+    began = time.monotonic()
+    result = function(*args, **kwargs)
+    return result, time.monotonic() - began
+
+
+async def _frame_at_least(socket: WebsocketCommunicator, revision: int, timeout: float) -> dict:
+    """The first revision frame at or past ``revision`` (heartbeats and older numbers skipped)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        left = deadline - asyncio.get_running_loop().time()
+        assert left > 0, f"no frame with v >= {revision} within {timeout} s"
+        frame = await socket.receive_json_from(timeout=left)
+        if frame.get("v", -1) >= revision:
+            return frame
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_moves_and_timers_do_not_wait_on_a_frozen_redis(own_redis, table_with):
+    table, people = await sync_to_async(table_with)(5, timer=5)
+    game = await sync_to_async(start)(table, people[0])
+    socket = WebsocketCommunicator(
+        application, f"/ws/t/{table.code}/", headers=[(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    )
+    connected, _ = await socket.connect()
+    assert connected
+    first = (await socket.receive_json_from(timeout=5))["v"]
+
+    os.kill(own_redis.pid, signal.SIGSTOP)  # Redis accepts connections but answers nothing
+    try:
+        (leader,) = await sync_to_async(awaited_movers)(game)
+        action = (await sync_to_async(legal)(game, leader))[0]
+        result, took = await sync_to_async(_timed)(
+            move_submit, game_id=game.pk, player=people[leader].player, version=0, move_id="m1", action=action
+        )
+        assert result.ok
+        # The move answered without waiting for even one bounded push attempt.
+        assert took < push.SEND_TIMEOUT_SECONDS
+        # The worker's clock: the vote window expires, also without waiting on Redis.
+        await sync_to_async(
+            lambda: Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        )()
+        done, took = await sync_to_async(_timed)(tick)
+        assert done == 1
+        assert took < push.SEND_TIMEOUT_SECONDS
+        await asyncio.sleep(1.0)  # a push attempt fails meanwhile and is kept for a retry
+    finally:
+        os.kill(own_redis.pid, signal.SIGCONT)
+    # Redis is back: the newest revision reaches the socket without any further move.
+    await sync_to_async(table.refresh_from_db)()
+    assert table.revision >= first + 2
+    frame = await _frame_at_least(socket, table.revision, timeout=push.STALE_SECONDS + 3)
+    assert frame == {"v": table.revision}
+    await socket.disconnect()
+
+
+def test_the_sender_keeps_one_push_per_table_and_drops_stale_ones():
+    sender = push.PushSender()
+    # No thread needed to check the queue's shape: enqueue starts one, so stop it from sending.
+    sender._thread = type("Alive", (), {"is_alive": staticmethod(lambda: True)})()
+    sender.enqueue(1, 5)
+    sender.enqueue(1, 3)  # older than what is queued: ignored
+    sender.enqueue(1, 7)
+    sender.enqueue(2, 1)
+    assert sender.pending() == 2
+    batch = sender._take()
+    assert {table: revision for table, (revision, _) in batch.items()} == {1: 7, 2: 1}
+    stale = {3: (9, time.monotonic() - push.STALE_SECONDS - 1)}
+    assert sender._send_batch(stale) == {}
+    assert sender.dropped == 1
