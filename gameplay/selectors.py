@@ -68,6 +68,8 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
         "names": [s["name"] for s in seats],
         "me": seat,
         "version": game.version,
+        # The open response window: an answer in it lands while it stays open (see move_submit).
+        "window": game.window,
         # A fresh id per rendered panel: a double tap on it repeats this id, never the move.
         "move_id": uuid.uuid4().hex,
         "phone_template": f"games/{game.engine}/phone.html",

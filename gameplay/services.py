@@ -39,6 +39,8 @@ class MoveResult:
     seq: int | None = None
     # A repeated move id answered with the first result: nothing was played now.
     duplicate: bool = False
+    # Why a 409 was given: "moved_on" (a turn action on an old screen) or "window_closed".
+    reason: str = "moved_on"
 
     @property
     def ok(self) -> bool:
@@ -174,8 +176,14 @@ def move_submit(
     move_id: str | None,
     action: object,
     bot_seat: int | None = None,
+    window: str = "",
 ) -> MoveResult:
-    """Check and append one move: lock, seat, dedupe, version, legality, append, push.
+    """Check and append one move: lock, seat, dedupe, version or window, legality, append, push.
+
+    A move is judged against the table as it is now. A turn action needs the screen's
+    ``version``; an answer in a response window needs only that window (``window``, the id
+    the screen showed) to be still open: other seats' answers meanwhile don't bounce it,
+    because an engine's window id changes whenever what an awaited seat decides upon changes.
 
     An action is legal only if it is exactly one the engine lists (``engines.base.find_legal``:
     same JSON, types included). Any error inside the engine is a refused move (400, logged)
@@ -194,7 +202,9 @@ def move_submit(
                     return MoveResult(200, "already played", first.seq, duplicate=True)
             if game.over:
                 return MoveResult(409, "the game is over")
-            if version != game.version:
+            if version != game.version and not (window and window == game.window):
+                if window:
+                    return MoveResult(409, "the window closed", reason="window_closed")
                 return MoveResult(409, "the table moved on")
             if not isinstance(action, dict) or canonical(action) is None:
                 return MoveResult(400, "malformed move")

@@ -216,10 +216,16 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     action = parse_action(request.POST)
     if action is None:
         return _respond(request, table, _("That move was malformed."), 400)
-    result = services.move_submit(game_id=game.pk, player=player, version=version, move_id=move_id, action=action)
+    # The response window the screen showed (compared with the open one, never stored).
+    window = request.POST.get("window", "")[:80]
+    result = services.move_submit(
+        game_id=game.pk, player=player, version=version, move_id=move_id, action=action, window=window
+    )
     if result.ok:
         return _respond(request, table, "", 200)
-    if result.status == 409:
+    if result.status == 409 and result.reason == "window_closed":
+        note = _("That window has closed: here is where the table stands now.")
+    elif result.status == 409:
         note = _("The table moved on: here is where it stands now.")
     elif result.status == 403:
         note = _("That seat is not yours.")

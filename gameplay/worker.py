@@ -56,6 +56,7 @@ def bot_step(game: Game, now) -> bool:
             player=None,
             bot_seat=gseat.index,
             version=game.version,
+            window=game.window,
             # Unguessable, so no seated player can pre-empt the bot's move id (ids are per seat anyway).
             move_id=f"bot-{secrets.token_hex(12)}",
             action=action,

@@ -20,12 +20,14 @@ def _move_form_open(context, action: dict, css_class: str = "") -> str:
         'hx-disabled-elt="find button">'
         '<input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">'
         '<input type="hidden" name="version" value="{version}">'
+        '<input type="hidden" name="window" value="{window}">'
         '<input type="hidden" name="move_id" value="{move_id}">'
         '<input type="hidden" name="action" value="{action}">',
         url=context.get("move_url", ""),
         cls=css_class,
         csrf=context.get("csrf_token", ""),
         version=context.get("version", ""),
+        window=context.get("window", ""),
         move_id=context.get("move_id", ""),
         action=json.dumps(action, sort_keys=True),
     )

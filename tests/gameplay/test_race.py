@@ -69,3 +69,32 @@ def test_many_voters_at_once_each_vote_counts_once_or_is_told_to_retry(table_wit
     assert len(winners) == 1
     assert all(r.status == 409 for s, r in results.items() if s not in winners)
     assert Move.objects.filter(game=game).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_seven_voters_at_once_in_one_window_all_land(table_with):
+    table, people = table_with(7)
+    game = start(table, people[0])
+    (leader,) = awaited_movers(game)
+    move_submit(game_id=game.pk, player=people[leader].player, version=0, move_id="p", action=legal(game, leader)[0])
+    game.refresh_from_db()
+    window = game.window
+    barrier = threading.Barrier(7)
+    results = {}
+
+    def vote(seat):
+        barrier.wait()
+        try:
+            # Every phone's screen shows version 1 and the vote window: nobody's tap bounces.
+            results[seat] = move_submit(game_id=game.pk, player=people[seat].player, version=1, window=window,
+                                        move_id=f"v{seat}", action={"type": "vote", "approve": True})
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=vote, args=(s,)) for s in range(7)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(r.ok for r in results.values()), results
+    assert Move.objects.filter(game=game).count() == 8
