@@ -284,14 +284,14 @@ def timer_resume(*, game: Game) -> None:
         table_notify(table_id=game.table_id)
 
 
-def game_end_early(*, game: Game) -> None:
-    """The host stops the game: recorded as ended, nobody wins, the seed is revealed."""
+def game_end_early(*, game: Game, by: str = "") -> None:
+    """The host (named ``by``) stops the game: recorded as ended, nobody wins, the seed is revealed."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
         if game.over:
             return
         game.status = Game.ENDED
-        game.outcome = {"winners": [], "reason": "ended_by_host"}
+        game.outcome = {"winners": [], "reason": "ended_by_host", **({"by": by} if by else {})}
         game.finished = timezone.now()
         game.window, game.deadline = "", None
         game.save()

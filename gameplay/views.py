@@ -268,7 +268,11 @@ def host_action(request: HttpRequest, code: str) -> HttpResponse:
         elif what == "resume":
             services.timer_resume(game=game)
         elif what == "end":
-            services.game_end_early(game=game)
+            if request.POST.get("confirm") != "yes":
+                # Ending is for everyone and cannot be undone: ask once more.
+                return render(request, "gameplay/confirm_end.html", {"table": table, "game": game_public_info(game)})
+            player = player_current(request=request)
+            services.game_end_early(game=game, by=player.nickname if player else "")
         elif what == "bot":
             index = int(request.POST.get("seat", "-1"))
             if not 0 <= index < game.players:

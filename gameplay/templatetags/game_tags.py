@@ -13,6 +13,9 @@ register = template.Library()
 
 
 def _move_form_open(context, action: dict, css_class: str = "") -> str:
+    if context.get("frozen"):
+        # The game is over: the panel keeps its cards, but nothing on it can be played.
+        return format_html('<form class="move-form frozen {}" hidden>', css_class)
     return format_html(
         '<form method="post" action="{url}" class="move-form {cls}" hx-post="{url}" '
         # A move supersedes a refresh in flight (hx-sync replace); the button is off while it travels.
@@ -47,6 +50,8 @@ def move_form_open(context, css_class: str = "", **fields):
 @register.simple_tag(takes_context=True)
 def move_button(context, action: dict, label: str, css_class: str = "", data_test: str = ""):
     """A whole form with one big button that plays ``action`` (``data_test`` names it for browser tests)."""
+    if context.get("frozen"):
+        return ""
     return format_html(
         '{}<button type="submit" class="btn {}" data-test="{}">{}</button></form>',
         _move_form_open(context, action),

@@ -77,17 +77,39 @@ def test_pause_keeps_the_time_left_and_resume_restores_it(table_with):
 def test_host_ends_the_game_early_recorded_as_such(table_with):
     table, people = table_with(5)
     game = start(table, people[0])
-    people[0].post(f"/t/{table.code}/host/", {"what": "end"})
+    # The first tap only asks: ending is for everyone.
+    asked = people[0].post(f"/t/{table.code}/host/", {"what": "end"})
+    assert asked.status_code == 200 and 'data-test="confirm-end"' in asked.content.decode()
+    game.refresh_from_db()
+    assert game.status == Game.RUNNING
+    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
     game.refresh_from_db()
     assert game.status == Game.ENDED and game.outcome["reason"] == "ended_by_host"
+    assert game.outcome["by"] == "P1"
     html = people[1].get(f"/t/{table.code}/").content.decode()
-    assert 'data-test="ended"' in html and game.seed in html
+    assert 'data-test="ended"' in html and game.seed in html and "P1 ended this game early" in html
+
+
+@pytest.mark.parametrize("engine", ["inside_job", "coup", "good_cop_bad_cop", "good_cop_bad_cop_health"])
+def test_an_ended_game_shows_its_end_first_and_no_live_controls(table_with, engine):
+    table, people = table_with(4 if engine != "inside_job" else 5, engine=engine)
+    game = start(table, people[0])
+    # While it runs, someone has a move to make.
+    assert any(f"/t/{table.code}/move/" in person.get(f"/t/{table.code}/").content.decode() for person in people)
+    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
+    for page in [person.get(f"/t/{table.code}/").content.decode() for person in people] + [
+        people[0].get(f"/t/{table.code}/board/").content.decode()
+    ]:
+        assert f"/t/{table.code}/move/" not in page and 'name="action"' not in page
+        # The end comes first, above the cards and the log.
+        assert page.index('data-test="ended"') < page.index('class="game-body"')
+        assert 'data-test="end-game"' not in page
 
 
 def test_play_again_deals_a_new_game_on_the_same_seats(table_with):
     table, people = table_with(5)
     first = start(table, people[0])
-    people[0].post(f"/t/{table.code}/host/", {"what": "end"})
+    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
     people[0].post(f"/t/{table.code}/host/", {"what": "again"})
     second = table.games.get(status="running")
     assert second.pk != first.pk

@@ -115,3 +115,12 @@ def test_the_health_edition_has_no_shared_windows():
     """Its turns are one seat's own (the rules page has no interrupt windows), so the version check holds."""
     engine = get_engine("good_cop_bad_cop_health")
     assert type(engine).window is BaseEngine.window  # always None
+
+
+def test_a_phone_in_a_window_sends_the_window_it_shows(table_with):
+    table, people = table_with(5, engine="inside_job")
+    game = start(table, people[0])
+    seats = _players(game, people)
+    movers = _shared_window(game, seats, random.Random(5))
+    page = seats[movers[0]].get(f"/t/{table.code}/").content.decode()
+    assert f'name="window" value="{game.window}"' in page
