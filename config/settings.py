@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -20,22 +23,33 @@ def env_flag(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def load_secret_key() -> str:
-    """DJANGO_SECRET_KEY, or one generated once and kept in .secret_key (git-ignored)."""
+def load_secret_key(path: Path) -> str:
+    """DJANGO_SECRET_KEY, or one generated once into ``path`` (git-ignored), readable by its owner only.
+
+    The file is created with mode 0600 in the same call that creates it (O_EXCL), so the key is
+    never on disk with wider rights, not even for a moment; a second process racing to create it
+    reads the first one's key.
+    """
     key = os.environ.get("DJANGO_SECRET_KEY")
     if key:
         return key
-    path = BASE_DIR / ".secret_key"
-    try:
-        return path.read_text().strip()
-    except FileNotFoundError:
+    for _attempt in range(50):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            key = path.read_text().strip()
+            if key:
+                return key
+            time.sleep(0.02)  # the other process has created the file but not yet written it
+            continue
         key = secrets.token_urlsafe(64)
-        path.write_text(key)
-        path.chmod(0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(key)
         return key
+    raise ImproperlyConfigured(f"{path} stays empty: delete it, or set DJANGO_SECRET_KEY")
 
 
-SECRET_KEY = load_secret_key()
+SECRET_KEY = load_secret_key(BASE_DIR / ".secret_key")
 DEBUG = env_flag("DJANGO_DEBUG")
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "*").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
@@ -63,12 +77,16 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "django_ratelimit",
+    "csp",
     "lobby",
     "gameplay",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Above WhiteNoise, so that static files get the policy too.
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -78,7 +96,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A limit raised deep in a view (a table lookup by code) is answered 429 by RATELIMIT_VIEW.
+    "django_ratelimit.middleware.RatelimitMiddleware",
 ]
+RATELIMIT_VIEW = "config.limits.ratelimited_view"
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -127,6 +148,35 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# The cache holds the abuse limits' counters (django-ratelimit needs an atomic incr): Redis when
+# several processes serve the app, so that they count together; else this process's memory.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "tablegames",
+        }
+    }
+    # django-ratelimit knows only django-redis's backend by name; Django's own has the same atomic INCR.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Not shared between processes, but without REDIS_URL there is only this one (like the
+    # in-memory channel layer); its incr holds a lock, so it is atomic for this process's threads.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# Abuse limits per client (REMOTE_ADDR: every phone on the Wi-Fi has its own), far above what a
+# game night does; see README.md. A limited request answers 429 and changes nothing.
+RATELIMIT_ENABLE = env_flag("DJANGO_RATELIMIT", True)
+RATELIMITS = {
+    "code_miss": "20/m",  # unknown table codes tried (/find/, a name given with a join code)
+    "login_ip": "10/m",  # log-in attempts from one address
+    "login_user": "5/m",  # log-in attempts at one username
+    "signup": "20/h",  # attempts, typos too: one laptop may sign up a whole table
+    "table_create": "30/h",
+}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -163,6 +213,27 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 90
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# Content-Security-Policy on every response (django-csp 4): scripts and styles only from our own
+# static files, so no inline handler, inline <script> or <style> runs; htmx is told not to inject
+# its indicator <style> (templates/base.html). 'self' in connect-src covers the same-origin socket.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# The debug page and error reports star passwords inside URLs too (REDIS_URL and the like).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.UrlPasswordFilter"
 
 LOGGING = {
     "version": 1,

@@ -132,6 +132,7 @@ class Engine(Protocol):
     def view(self, state: State, seat: int | None) -> dict: ...
     def awaiting(self, state: State) -> set[int]: ...
     def window(self, state: State) -> str | None: ...
+    def countdown(self, state: State) -> int | None: ...
     def on_timeout(self, state: State) -> State: ...
     def outcome(self, state: State) -> dict | None: ...
     def encode(self, state: State) -> dict: ...
@@ -216,6 +217,15 @@ class BaseEngine:
 
     def window(self, state: State) -> str | None:
         """The id of the open response window the table timer may close, or None."""
+        return None
+
+    def countdown(self, state: State) -> int | None:
+        """Seconds of the open window's own fixed countdown (a silent window), or None.
+
+        A silent window closes by itself when its countdown ends (``on_timeout``) unless
+        someone acts; nobody taps Pass, so its legal actions are only real choices. None:
+        the table's response timer (if any) applies to ``window()`` as usual.
+        """
         return None
 
     def on_timeout(self, state: State) -> State:

@@ -1,43 +1,110 @@
-"""The table socket: it carries the table's revision number and nothing else."""
+"""The table socket: it carries the table's revision number and nothing else.
+
+Frames to the page are ``{"v": revision}`` and, every ``HEARTBEAT_SECONDS``, ``{"hb": 1}``.
+The heartbeat travels through the channel layer (the consumer sends it to its own channel),
+so it arrives only while the push path works: when Redis freezes, heartbeats stop and the
+page's watchdog (gameplay/static/js/table.js) drops the socket and polls instead.
+"""
 
 from __future__ import annotations
+
+import asyncio
+import json
+import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from gameplay import push
 from gameplay.services import group_name
 from lobby.models import Table
 from lobby.services import normalize_code
 
+logger = logging.getLogger(__name__)
+
+# Keep in sync with HEARTBEAT_MS in gameplay/static/js/table.js (its watchdog waits 2.5x).
+HEARTBEAT_SECONDS = 15.0
+# A channel-layer call that takes longer than this is given up (a frozen Redis must not hang us).
+LAYER_TIMEOUT_SECONDS = 3.0
+# Close codes (application range): the table is unknown, the page sent a frame that is not
+# JSON, the channel layer is unreachable (the page polls and reconnects later).
+CLOSE_UNKNOWN_TABLE = 4404
+CLOSE_BAD_FRAME = 4400
+CLOSE_LAYER_DOWN = 4503
+
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
-    """Joins the table's group; every frame is ``{"v": revision}``: no game data, no secrets."""
+    """Joins the table's group; frames are ``{"v": revision}`` or ``{"hb": 1}``: no game data, no secrets."""
+
+    heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
 
     async def connect(self) -> None:
+        # The push sender delivers on this loop (the in-memory layer only works on its own loop).
+        push.bind_loop(asyncio.get_running_loop())
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
         found = await database_sync_to_async(
             lambda: Table.objects.filter(code=code).values_list("pk", "revision").first()
         )()
         if found is None:
-            await self.close(code=4404)
+            await self.close(code=CLOSE_UNKNOWN_TABLE)
             return
         table_id, revision = found
-        self.group = group_name(table_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        group = group_name(table_id)
+        if not await self._layer("group_add", group, self.channel_name):
+            await self.close(code=CLOSE_LAYER_DOWN)
+            return
+        self.group = group
         await self.accept()
         await self.send_json({"v": revision})
+        self._heartbeat = asyncio.create_task(self._beat())
 
     async def disconnect(self, code: int) -> None:
+        beat = getattr(self, "_heartbeat", None)
+        if beat is not None:
+            beat.cancel()
         group = getattr(self, "group", None)
         if group:
-            await self.channel_layer.group_discard(group, self.channel_name)
+            await self._layer("group_discard", group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        """Phones never send moves over the socket (moves are CSRF-checked POSTs): JSON is
+        ignored, anything else (bytes, text that is not JSON) closes the socket quietly."""
+        if text_data is not None:
+            try:
+                content = json.loads(text_data)
+            except ValueError:
+                pass
+            else:
+                await self.receive_json(content, **kwargs)
+                return
+        logger.info("table socket closed: the page sent a frame that is not JSON")
+        await self.close(code=CLOSE_BAD_FRAME)
 
     async def receive_json(self, content, **kwargs) -> None:
-        # Phones never send moves over the socket (moves are CSRF-checked POSTs); ignore input.
         return None
 
     async def table_revision(self, event: dict) -> None:
         await self.send_json({"v": int(event["v"])})
+
+    async def table_heartbeat(self, event: dict) -> None:
+        await self.send_json({"hb": 1})
+
+    async def _beat(self) -> None:
+        """Every ``heartbeat_seconds``, a heartbeat through the channel layer to this socket."""
+        while True:
+            await asyncio.sleep(self.heartbeat_seconds)
+            await self._layer("send", self.channel_name, {"type": "table.heartbeat"})
+
+    async def _layer(self, method: str, *args) -> bool:
+        """One channel-layer call, bounded in time; a failure is logged (no traceback), not raised."""
+        try:
+            await asyncio.wait_for(getattr(self.channel_layer, method)(*args), LAYER_TIMEOUT_SECONDS)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # any layer failure means "the push path is down"
+            logger.warning("channel layer %s failed for a table socket: %r", method, error)
+            return False
+        return True
 
 
 class SameOriginValidator:

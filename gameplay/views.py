@@ -36,14 +36,13 @@ from gameplay.selectors import (
 from lobby.forms import NicknameForm, option_fields, timer_choices
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
-from lobby.services import clean_token, normalize_code, player_current, table_running_game
+from lobby.services import clean_token, player_current, table_running_game
+from lobby.views import table_or_404
 
 MAX_ACTION_CHARS = 4000
 logger = logging.getLogger(__name__)
 
 
-def _table(code: str) -> Table:
-    return get_object_or_404(Table, code=normalize_code(code))
 
 
 def _expire_if_due(game: Game | None) -> None:
@@ -109,7 +108,7 @@ def _panel(request: HttpRequest, table: Table, *, note: str = "", status: int = 
 @require_GET
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """A phone's page at a table: the lobby before a game, the private panel during one."""
-    table = _table(code)
+    table = table_or_404(request, code)
     if request.htmx:
         return _panel(request, table)
     return render(request, "gameplay/table.html", _panel_context(request, table))
@@ -118,7 +117,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 def board_page(request: HttpRequest, code: str) -> HttpResponse:
     """The public board for the tablet in the middle: public facts only."""
-    table = _table(code)
+    table = table_or_404(request, code)
     context = _board_context(request, table)
     if request.htmx:
         return render(request, "gameplay/_board.html", context)
@@ -148,7 +147,7 @@ def _board_context(request: HttpRequest, table: Table) -> dict:
 @require_GET
 def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     """The table's revision number, for pages polling while their socket is down."""
-    table = _table(code)
+    table = table_or_404(request, code)
     _expire_if_due(table_running_game(table))
     table.refresh_from_db(fields=["revision"])
     return JsonResponse({"v": table.revision})
@@ -201,7 +200,7 @@ def parse_action(post) -> dict | None:
 @require_POST
 def move(request: HttpRequest, code: str) -> HttpResponse:
     """A phone plays a move; the answer is the fresh panel (with a note when refused)."""
-    table = _table(code)
+    table = table_or_404(request, code)
     game = table_running_game(table)
     player = player_current(request=request)
     if game is None:
@@ -243,7 +242,7 @@ def _respond(request: HttpRequest, table: Table, note: str, status: int) -> Http
 
 
 def _host_game(request: HttpRequest, code: str) -> tuple[Table, Game | None] | HttpResponse:
-    table = _table(code)
+    table = table_or_404(request, code)
     player = player_current(request=request)
     if player is None or player.pk != table.host_id:
         return HttpResponse(_("Only the host can do that."), status=403)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import unicodedata
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -22,11 +23,40 @@ class LobbyError(Exception):
     """A request the lobby cannot take (a clear message, nothing changed)."""
 
 
+# Characters that reorder the text around them: a name with one could show as another name, or
+# turn the rest of a line (a log line, the seat list) around.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# The app writes this after every bot's name ("Bot 1 🤖"): a person must never look like a bot.
+BOT_MARK = "\U0001f916"
+# Letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern, ...).
+BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+
+
+def _visible(ch: str) -> bool:
+    """Whether ``ch`` draws something: a letter, digit, punctuation or symbol that is not blank."""
+    return unicodedata.category(ch)[0] in "LNPS" and ch not in BLANK_LOOKING
+
+
 def clean_nickname(raw: str) -> str:
-    """A nickname with spaces folded, 1 to NICKNAME_MAX characters; raises LobbyError."""
-    nickname = " ".join((raw or "").split())
+    """A nickname with spaces folded, 1 to NICKNAME_MAX characters; raises LobbyError.
+
+    Refused: control characters, text-direction controls, the bot mark, and names made only of
+    invisible characters (zero-width spaces and joiners, marks, blank fillers). Joiners inside a
+    name stay allowed: Persian words and emoji sequences need them.
+    """
+    raw = raw or ""
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
+        raise LobbyError(_("A nickname cannot contain control characters."))
+    if any(ch in BIDI_CONTROLS for ch in raw):
+        raise LobbyError(_("A nickname cannot contain text-direction control characters."))
+    if BOT_MARK in raw:
+        message = _("The robot sign %(mark)s marks bots; please leave it out of your name.")
+        raise LobbyError(message % {"mark": BOT_MARK})
+    nickname = " ".join(raw.split())
     if not nickname:
         raise LobbyError(_("A nickname is needed."))
+    if not any(_visible(ch) for ch in nickname):
+        raise LobbyError(_("A nickname needs at least one visible letter, digit or sign."))
     if len(nickname) > NICKNAME_MAX:
         raise LobbyError(_("A nickname has at most %(n)s characters.") % {"n": NICKNAME_MAX})
     return nickname

@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.views import LoginView
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config import limits
 from engines.registry import ENGINES
 from lobby import services
 from lobby.forms import (
@@ -21,14 +22,28 @@ from lobby.forms import (
     option_fields,
     options_from_post,
     timer_choices,
+    timer_from_post,
 )
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import LobbyError, player_current
 
 
-def _table_or_404(code: str) -> Table:
-    return get_object_or_404(Table, code=services.normalize_code(code))
+def table_or_404(request: HttpRequest, code: str) -> Table:
+    """The table with this code; 404 for an unknown one, which counts as a code guess.
+
+    Every route with a code in its path comes through here (phone, board, socket poll, QR,
+    joins, host controls), so a guesser learns nothing from any of them once over the limit
+    (``limits.TooManyCodes``, answered 429).
+    """
+    if limits.code_guesses_blocked(request):
+        raise limits.TooManyCodes()
+    table = Table.objects.filter(code=services.normalize_code(code)).first()
+    if table is None:
+        if limits.code_missed(request):
+            raise limits.TooManyCodes()
+        raise Http404("no such table")
+    return table
 
 
 @require_GET
@@ -54,20 +69,28 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def guest(request: HttpRequest) -> HttpResponse:
-    """Sit down as a guest with a nickname; then go where the person was heading."""
-    form = NicknameForm(request.POST)
+    """Sit down as a guest with a nickname; then go where the person was heading.
+
+    A name given on a table's page (opened from its code, link or QR) also takes a seat there;
+    an unknown code there counts as a guess, like one typed into "Join a table".
+    """
     target = request.POST.get("next") or reverse("home")
     if not target.startswith("/") or target.startswith("//"):
         target = reverse("home")
-    if not form.is_valid():
-        messages.error(request, _("A name of 1 to 24 characters, please."))
-        return redirect(target)
+    code = services.normalize_code(request.POST.get("join", ""))
+    table = None
+    if code:
+        if limits.code_guesses_blocked(request):
+            return limits.too_many_codes(request)
+        table = Table.objects.filter(code=code).first()
+        if table is None and limits.code_missed(request):
+            return limits.too_many_codes(request)
     try:
-        player = services.player_guest_create(request=request, nickname=form.cleaned_data["nickname"])
-        # A name given on a table's page (opened from its code, link or QR) also takes a seat there.
-        table = Table.objects.filter(code=services.normalize_code(request.POST.get("join", ""))).first()
+        player = services.player_guest_create(request=request, nickname=request.POST.get("nickname", ""))
         if table is not None:
             services.table_join(table=table, player=player)
+        elif code:
+            messages.error(request, _("No table has the code %(code)s.") % {"code": code[:10]})
     except LobbyError as error:
         messages.error(request, str(error))
     return redirect(target)
@@ -76,6 +99,8 @@ def guest(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account; a guest keeps their seats and history."""
+    if request.method == "POST" and limits.limited(request, "signup"):
+        return limits.too_many(request, _("Too many sign-ups from this device. Try again later."))
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
@@ -88,10 +113,21 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "lobby/signup.html", {"form": form}, status=400 if request.method == "POST" else 200)
 
 
+def _login_username(group: str, request: HttpRequest) -> str:
+    """The username a log-in attempt is for (case folded, so that case changes count together)."""
+    return request.POST.get("username", "").strip().casefold()[:150]
+
+
 class PlayerLoginView(LoginView):
     """Log in; a guest's seats join the account if it has no player yet."""
 
     template_name = "lobby/login.html"
+
+    def post(self, request, *args, **kwargs):
+        """Attempts are limited per address and per username, before the password is checked."""
+        if limits.limited(request, "login_ip") or limits.limited(request, "login_user", key=_login_username):
+            return limits.too_many(request, _("Too many log-in attempts. Wait a minute, then try again."))
+        return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         guest_id = self.request.session.get(services.SESSION_KEY)
@@ -104,28 +140,35 @@ class PlayerLoginView(LoginView):
 
 @require_http_methods(["GET", "POST"])
 def table_create(request: HttpRequest) -> HttpResponse:
-    """Pick a game, its options and the response timer; get a table code."""
+    """Pick a game, its options and the response timer; get a table code.
+
+    A posted value the form does not offer (an unknown game, a bad option or timer) is answered
+    with the form again and a message naming it, never replaced by a default.
+    """
+    if request.method == "POST" and limits.limited(request, "table_create"):
+        return limits.too_many(request, _("Too many new tables from this device. Try again later."))
     player = player_current(request=request)
     engine_name = request.POST.get("engine") or request.GET.get("engine") or "inside_job"
-    if engine_name not in ENGINES:
-        engine_name = "inside_job"
     status = 200
     if request.method == "POST":
         if player is None:
             messages.error(request, _("Choose a name first."))
             return redirect(reverse("table_create"))
         try:
-            timer = int(request.POST.get("timer", "0"))
+            if engine_name not in ENGINES:
+                raise LobbyError(_("Unknown game."))
             table = services.table_create(
                 host=player,
                 engine=engine_name,
                 options=options_from_post(engine_name, request.POST),
-                timer_seconds=timer,
+                timer_seconds=timer_from_post(request.POST, 0),
             )
             return redirect("table", code=table.code)
-        except (LobbyError, ValueError) as error:
+        except LobbyError as error:
             messages.error(request, str(error))
             status = 400
+    if engine_name not in ENGINES:
+        engine_name = "inside_job"  # a link to an unknown game opens the form at the first one
     return render(
         request,
         "lobby/create.html",
@@ -143,10 +186,14 @@ def table_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def table_find(request: HttpRequest) -> HttpResponse:
-    """Join by code: an unknown code says so plainly."""
+    """Join by code: an unknown code says so plainly (and counts as a guess)."""
+    if limits.code_guesses_blocked(request):
+        return limits.too_many_codes(request)
     code = services.normalize_code(request.GET.get("code", ""))
     if Table.objects.filter(code=code).exists():
         return redirect("table", code=code)
+    if code and limits.code_missed(request):
+        return limits.too_many_codes(request)
     messages.error(request, _("No table has the code %(code)s.") % {"code": code[:10]})
     return redirect("home")
 
@@ -154,7 +201,7 @@ def table_find(request: HttpRequest) -> HttpResponse:
 @require_POST
 def table_join(request: HttpRequest, code: str) -> HttpResponse:
     """Take a seat at the table."""
-    table = _table_or_404(code)
+    table = table_or_404(request, code)
     player = player_current(request=request)
     if player is None:
         messages.error(request, _("Choose a name first."))
@@ -185,7 +232,7 @@ def _host_only(request: HttpRequest, table: Table) -> HttpResponse | None:
 @require_POST
 def seat_action(request: HttpRequest, code: str) -> HttpResponse:
     """The host arranges seats: up, down, remove, add a bot; a player may leave."""
-    table = _table_or_404(code)
+    table = table_or_404(request, code)
     player = player_current(request=request)
     what = request.POST.get("what", "")
     seat_id = _seat_id(request.POST.get("seat", "0"))
@@ -215,22 +262,22 @@ def seat_action(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def table_settings(request: HttpRequest, code: str) -> HttpResponse:
-    """The host changes the game, options or timer between games."""
-    table = _table_or_404(code)
+    """The host changes the game, options or timer between games (a bad value: a message, no change)."""
+    table = table_or_404(request, code)
     denied = _host_only(request, table)
     if denied:
         return denied
     engine_name = request.POST.get("engine", table.engine)
-    if engine_name not in ENGINES:
-        return HttpResponse(_("Unknown game."), status=400)
     try:
+        if engine_name not in ENGINES:
+            raise LobbyError(_("Unknown game."))
         services.table_settings_update(
             table=table,
             engine=engine_name,
             options=options_from_post(engine_name, request.POST),
-            timer_seconds=int(request.POST.get("timer", table.timer_seconds)),
+            timer_seconds=timer_from_post(request.POST, table.timer_seconds),
         )
-    except (LobbyError, ValueError) as error:
+    except LobbyError as error:
         messages.error(request, str(error))
     return redirect("table", code=table.code)
 
@@ -238,7 +285,7 @@ def table_settings(request: HttpRequest, code: str) -> HttpResponse:
 @require_POST
 def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
     """The host makes a one-time link that hands a seat to a new device."""
-    table = _table_or_404(code)
+    table = table_or_404(request, code)
     denied = _host_only(request, table)
     if denied:
         return denied
@@ -264,6 +311,6 @@ def seat_link(request: HttpRequest, token: str) -> HttpResponse:
 @require_GET
 def table_qr(request: HttpRequest, code: str) -> HttpResponse:
     """The join QR code of a table as an SVG image."""
-    table = _table_or_404(code)
+    table = table_or_404(request, code)
     url = lan_base_url(request) + reverse("table", args=[table.code])
     return HttpResponse(qr_svg(url), content_type="image/svg+xml")

@@ -22,6 +22,14 @@ def _plain_static(settings):
     }
 
 
+@pytest.fixture(autouse=True)
+def _fresh_limits():
+    """Every test client is 127.0.0.1: the abuse limits count afresh in each test."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 class Guest:
     """A person with a phone: a test client whose session holds a guest Player."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 
 import pytest
@@ -10,6 +12,7 @@ from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from gameplay import consumers
 from gameplay.services import move_submit
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal
@@ -19,13 +22,41 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 @pytest.fixture
 def redis_layer(settings):
-    """The real channels_redis layer (make test starts Redis; a missing Redis fails the test)."""
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
-    }
+    """The real channels_redis layer (make test starts Redis; a missing Redis fails the test).
+
+    The key prefix is this process's own: test databases restart table ids at 1, so two test
+    runs sharing one Redis would otherwise hear each other's pushes to ``table-1``.
+    """
+    config = {"hosts": [REDIS_URL], "prefix": f"asgi-test-{os.getpid()}"}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": config}}
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+async def next_revision(socket: WebsocketCommunicator, known: int) -> dict:
+    """The next frame with a number above ``known``, as the page sees it.
+
+    Pushes are sent off the request path, so a push queued before the socket connected may
+    arrive after the first frame: a number the page already has, which it ignores. Every
+    frame is still exactly ``{"v": n}``.
+    """
+    while True:
+        frame = await socket.receive_json_from(timeout=5)
+        assert set(frame) == {"v"} and isinstance(frame["v"], int), frame
+        if frame["v"] > known:
+            return frame
+
+
+async def frames_within(socket: WebsocketCommunicator, seconds: float) -> list[dict]:
+    """Every frame the page gets in the next ``seconds``."""
+    frames: list[dict] = []
+    end = asyncio.get_running_loop().time() + seconds
+    while (left := end - asyncio.get_running_loop().time()) > 0:
+        if await socket.receive_nothing(timeout=min(left, 0.1), interval=0.02):
+            continue
+        frames.append(await socket.receive_json_from())
+    return frames
 
 
 def communicator(code: str, origin: bytes = b"http://testserver") -> WebsocketCommunicator:
@@ -41,14 +72,14 @@ async def test_socket_sends_the_revision_and_then_each_new_one_only(redis_layer,
     first = await socket.receive_json_from(timeout=5)
     assert set(first) == {"v"}
     game = await sync_to_async(start)(table, people[0])
-    started = await socket.receive_json_from(timeout=5)
+    started = await next_revision(socket, first["v"])
     assert started == {"v": first["v"] + 1}
     (leader,) = await sync_to_async(awaited_movers)(game)
     action = (await sync_to_async(legal)(game, leader))[0]
     player = people[leader].player
     result = await sync_to_async(move_submit)(game_id=game.pk, player=player, version=0, move_id="a", action=action)
     assert result.ok
-    frame = await socket.receive_json_from(timeout=5)
+    frame = await next_revision(socket, started["v"])
     assert frame == {"v": first["v"] + 2}
     # A refused move changes nothing and pushes nothing.
     await sync_to_async(move_submit)(game_id=game.pk, player=player, version=0, move_id="b", action=action)
@@ -74,8 +105,6 @@ async def test_socket_for_an_unknown_table_is_closed(redis_layer):
 @pytest.mark.django_db(transaction=True)
 async def test_an_idle_socket_stays_open_and_still_gets_the_next_push(redis_layer, table_with):
     # redis-py 8's default 5 s socket timeout used to tear idle sockets down; pinned away.
-    import asyncio
-
     table, people = await sync_to_async(table_with)(5)
     socket = communicator(table.code)
     connected, _ = await socket.connect()
@@ -83,5 +112,87 @@ async def test_an_idle_socket_stays_open_and_still_gets_the_next_push(redis_laye
     first = await socket.receive_json_from(timeout=5)
     await asyncio.sleep(7)
     await sync_to_async(start)(table, people[0])
-    assert await socket.receive_json_from(timeout=5) == {"v": first["v"] + 1}
+    assert await next_revision(socket, first["v"]) == {"v": first["v"] + 1}
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_heartbeats_arrive_through_the_channel_layer(redis_layer, table_with, monkeypatch):
+    monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.3)
+    table, people = await sync_to_async(table_with)(5)
+    socket = communicator(table.code)
+    connected, _ = await socket.connect()
+    assert connected
+    first = await socket.receive_json_from(timeout=5)
+    await sync_to_async(start)(table, people[0])
+    frames = await frames_within(socket, 1.5)
+    assert frames.count({"hb": 1}) >= 2
+    assert {"v": first["v"] + 1} in frames
+    # Revision frames stay exactly {"v": n}; heartbeats are exactly {"hb": 1}.
+    assert all(frame == {"hb": 1} or (set(frame) == {"v"} and frame["v"] <= first["v"] + 1) for frame in frames)
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_failing_or_hanging_heartbeat_only_logs_a_warning(redis_layer, table_with, monkeypatch, caplog):
+    monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.2)
+    monkeypatch.setattr(consumers, "LAYER_TIMEOUT_SECONDS", 0.3)
+    layer = channel_layers["default"]
+    calls = []
+
+    async def broken_send(channel, message):
+        calls.append(channel)
+        if len(calls) % 2:
+            raise ConnectionError("redis is gone")
+        await asyncio.sleep(60)  # a frozen Redis: never answers
+
+    monkeypatch.setattr(layer, "send", broken_send)
+    caplog.set_level(logging.DEBUG)
+    table, people = await sync_to_async(table_with)(5)
+    socket = communicator(table.code)
+    connected, _ = await socket.connect()
+    assert connected
+    first = await socket.receive_json_from(timeout=5)
+    assert {"hb": 1} not in await frames_within(socket, 1.5)  # no heartbeat reaches the page
+    assert len(calls) >= 2
+    # The socket is still alive and still gets pushes.
+    await sync_to_async(start)(table, people[0])
+    assert await next_revision(socket, first["v"]) == {"v": first["v"] + 1}
+    await socket.disconnect()
+    warnings = [r for r in caplog.records if r.name == "gameplay.consumers"]
+    assert warnings and all(r.levelno == logging.WARNING and not r.exc_info for r in warnings)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("frame", [{"text": "not json{"}, {"text": ""}, {"bytes": b"\x00\x01"}])
+async def test_a_frame_that_is_not_json_closes_the_socket_politely(redis_layer, table_with, caplog, frame):
+    caplog.set_level(logging.DEBUG)
+    table, _ = await sync_to_async(table_with)(1)
+    socket = communicator(table.code)
+    connected, _ = await socket.connect()
+    assert connected
+    await socket.receive_json_from(timeout=5)
+    await socket.send_input({"type": "websocket.receive", **frame})
+    while (output := await socket.receive_output(timeout=5))["type"] == "websocket.send":
+        pass  # a late push of a number the page already has
+    assert output == {"type": "websocket.close", "code": 4400}
+    await socket.disconnect()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_json_from_the_page_is_ignored(redis_layer, table_with):
+    table, people = await sync_to_async(table_with)(5)
+    socket = communicator(table.code)
+    connected, _ = await socket.connect()
+    assert connected
+    first = await socket.receive_json_from(timeout=5)
+    await socket.send_json_to({"move": "anything"})
+    # Nothing comes back but, perhaps, a late push of a number the page already has...
+    late = await frames_within(socket, 0.5)
+    assert all(frame == {"v": frame.get("v")} and frame["v"] <= first["v"] for frame in late)
+    # ...and the socket stays open.
+    await sync_to_async(start)(table, people[0])
+    assert await next_revision(socket, first["v"]) == {"v": first["v"] + 1}
     await socket.disconnect()

@@ -93,7 +93,7 @@ def test_host_ends_the_game_early_recorded_as_such(table_with):
 @pytest.mark.parametrize("engine", ["inside_job", "coup", "good_cop_bad_cop", "good_cop_bad_cop_health"])
 def test_an_ended_game_shows_its_end_first_and_no_live_controls(table_with, engine):
     table, people = table_with(4 if engine != "inside_job" else 5, engine=engine)
-    game = start(table, people[0])
+    start(table, people[0])
     # While it runs, someone has a move to make.
     assert any(f"/t/{table.code}/move/" in person.get(f"/t/{table.code}/").content.decode() for person in people)
     people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})

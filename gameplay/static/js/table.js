@@ -1,16 +1,36 @@
 // Live updates for a table page: the socket carries only the table's revision number.
 // On a newer number the page asks htmx to refetch its own partial ("table-changed").
-// While the socket is down it polls; it reconnects with jittered backoff; it refetches when
-// the phone wakes (visibilitychange); numbers it already has are ignored.
+// The server also sends {"hb": 1} every HEARTBEAT_MS through its channel layer, so a socket
+// that stays silent for SILENCE_MS is dead (a frozen Redis, a stale connection after sleep)
+// and is dropped. While the socket is down the page polls and reconnects with jittered
+// backoff; it refetches when the phone wakes (visibilitychange); numbers it already has are
+// ignored. While the server or its database is unreachable a "Reconnecting…" bar shows (its
+// text is <body data-reconnecting>); when the server answers again the bar goes and the page
+// refetches by itself. No inline scripts, no inline styles: the bar is styled in app.css.
 (function () {
   "use strict";
+  var HEARTBEAT_MS = 15000; // keep in sync with gameplay.consumers.HEARTBEAT_SECONDS
+  var SILENCE_MS = HEARTBEAT_MS * 2.5 + 2500; // 40 s without any frame: the socket is dead
+  var CONNECT_TIMEOUT_MS = 6000; // a handshake that takes longer is given up
+  var POLL_MS = 3000; // polling while the socket is down or the bar shows
+  var FETCH_TIMEOUT_MS = 5000; // a poll that takes longer counts as a failure
+  var DOWN_GRACE_MS = 2500; // socket down this long and no poll answered yet: show the bar
+  var BACKOFF_MAX_MS = 8000; // with the jitter below, a recovered server is noticed within 10 s
+
   var body = document.body;
   var code = body.dataset.table;
   var known = parseInt(body.dataset.revision || "0", 10);
   var skew = 0; // server clock minus this clock, from the countdown's data-server-now
+  var refreshQueued = false;
 
+  // Ask htmx for the page's partial; several asks in one turn make one request.
   function refresh() {
-    if (window.htmx) { window.htmx.trigger(body, "table-changed"); }
+    if (refreshQueued) { return; }
+    refreshQueued = true;
+    setTimeout(function () {
+      refreshQueued = false;
+      if (window.htmx) { window.htmx.trigger(body, "table-changed"); }
+    }, 0);
   }
 
   function seen(v) {
@@ -55,53 +75,172 @@
 
   if (!code) { return; }
 
+  var revUrl = body.dataset.revUrl || "/t/" + encodeURIComponent(code) + "/rev/";
   var socket = null;
+  var socketStarted = 0; // when the current socket was created
+  var lastFrame = 0; // when it last opened or delivered a frame
+  var downSince = 0; // when the socket went down (0: it is up, or has not been up yet)
+  var lastHttpOk = 0; // when the server last answered a poll or an htmx request
   var attempt = 0;
+  var reconnectTimer = null;
   var pollTimer = null;
+  var polling = false;
+  var httpBad = false; // the last poll or htmx request failed or got a 5xx
+  var socketBad = false; // the socket has been down a while and no poll has answered
+  var shown = false;
+
+  // The bar: always in the page (so screen readers announce its text when it appears),
+  // empty and invisible while all is well.
+  var bar = document.createElement("div");
+  bar.className = "reconnecting";
+  bar.setAttribute("role", "status");
+  bar.setAttribute("aria-live", "polite");
+  body.insertBefore(bar, body.firstChild);
+
+  function isOpen() { return socket !== null && socket.readyState === 1; }
+
+  // Show or hide the bar from what is known; poll while the socket is down or the bar shows.
+  function update() {
+    var down = httpBad || socketBad;
+    if (down !== shown) {
+      shown = down;
+      bar.textContent = down ? (body.dataset.reconnecting || "Reconnecting\u2026") : "";
+      bar.classList.toggle("shown", down);
+      if (!down) { refresh(); } // catch up on whatever the outage hid
+    }
+    if (down || !isOpen()) { startPolling(); } else { stopPolling(); }
+  }
+
+  function httpOk() {
+    var was = shown;
+    lastHttpOk = Date.now();
+    httpBad = false;
+    socketBad = false;
+    update();
+    if (was && !socket) { connect(); } // the server is back: do not wait for the backoff
+  }
+  function httpFail() { httpBad = true; update(); }
 
   function poll() {
-    if (!code) { return; }
-    fetch("/t/" + encodeURIComponent(code) + "/rev/", { credentials: "same-origin", cache: "no-store" })
-      .then(function (r) { return r.ok ? r.json() : null; })
+    if (!revUrl || polling) { return; }
+    polling = true;
+    var settled = false;
+    var abort = typeof AbortController === "function" ? new AbortController() : null;
+    function settle(ok) {
+      if (settled) { return false; }
+      settled = true;
+      polling = false;
+      clearTimeout(timer);
+      if (ok) { httpOk(); } else { httpFail(); }
+      return true;
+    }
+    var timer = setTimeout(function () {
+      if (abort) { abort.abort(); }
+      settle(false);
+    }, FETCH_TIMEOUT_MS);
+    fetch(revUrl, { credentials: "same-origin", cache: "no-store", signal: abort ? abort.signal : undefined })
+      .then(function (r) {
+        if (r.status >= 500) { settle(false); return null; }
+        return settle(true) && r.ok ? r.json() : null;
+      })
       .then(function (data) { if (data) { seen(data.v); } })
-      .catch(function () {});
+      .catch(function () { settle(false); });
   }
 
   function startPolling() {
-    if (!pollTimer) { pollTimer = setInterval(poll, 3000); }
+    if (!pollTimer) { pollTimer = setInterval(poll, POLL_MS); }
   }
 
   function stopPolling() {
     if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
   }
 
+  // A failed htmx request (a tapped move, a refresh) is news about the server too.
+  document.addEventListener("htmx:sendError", httpFail);
+  document.addEventListener("htmx:timeout", httpFail);
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status >= 500) { httpFail(); }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status > 0 && xhr.status < 500) { httpOk(); }
+  });
+
   function connect() {
+    clearTimeout(reconnectTimer);
+    reconnectTimer = null;
+    if (socket) { return; }
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     try {
       socket = new WebSocket(scheme + location.host + "/ws/t/" + encodeURIComponent(code) + "/");
     } catch (e) {
-      startPolling();
+      socket = null;
+      lost();
       return;
     }
-    socket.onopen = function () { attempt = 0; stopPolling(); body.classList.remove("offline"); };
+    socketStarted = Date.now();
+    socket.onopen = function () {
+      lastFrame = Date.now();
+      downSince = 0;
+      socketBad = false;
+      body.classList.remove("offline");
+      update();
+    };
     socket.onmessage = function (event) {
-      try { seen(JSON.parse(event.data).v); } catch (e) { /* not ours */ }
+      lastFrame = Date.now();
+      attempt = 0; // reset on a frame, not on open: a server that accepts and drops still backs off
+      if (socketBad) { socketBad = false; update(); }
+      var data = null;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (data) { seen(data.v); } // {"hb": 1} carries no number
     };
-    socket.onclose = function () {
-      socket = null;
-      body.classList.add("offline");
-      startPolling();
-      var delay = Math.min(30000, 500 * Math.pow(2, attempt)) * (0.5 + Math.random());
-      attempt += 1;
-      setTimeout(connect, delay);
-    };
+    socket.onclose = function () { socket = null; lost(); };
   }
 
-  document.addEventListener("visibilitychange", function () {
-    if (document.hidden) { return; }
+  // Give up on the current socket now, without waiting for a close handshake that may never come.
+  function drop() {
+    var s = socket;
+    if (!s) { return; }
+    socket = null;
+    s.onopen = s.onmessage = s.onclose = s.onerror = null;
+    try { s.close(); } catch (e) { /* already closed */ }
+    lost();
+  }
+
+  // The socket is down: say so, ask the server at once, poll, and reconnect after a backoff.
+  function lost() {
+    body.classList.add("offline");
+    if (!downSince) {
+      var since = downSince = Date.now();
+      setTimeout(function () {
+        if (downSince === since && !isOpen() && lastHttpOk < since) { socketBad = true; update(); }
+      }, DOWN_GRACE_MS);
+    }
+    poll();
+    update();
+    if (!reconnectTimer) {
+      var delay = Math.min(BACKOFF_MAX_MS, 500 * Math.pow(2, Math.min(attempt, 10))) * (0.75 + Math.random() / 2);
+      attempt += 1;
+      reconnectTimer = setTimeout(connect, delay);
+    }
+  }
+
+  // The watchdog: an open socket silent for SILENCE_MS, or a handshake that hangs, is dead.
+  function watch() {
+    if (!socket) { return; }
+    var now = Date.now();
+    if (isOpen() ? now - lastFrame > SILENCE_MS : now - socketStarted > CONNECT_TIMEOUT_MS) { drop(); }
+  }
+  setInterval(watch, 2000);
+
+  function wake() {
     refresh();
+    watch();
     if (!socket) { connect(); }
-  });
+  }
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) { wake(); } });
+  window.addEventListener("online", wake);
 
   connect();
 })();

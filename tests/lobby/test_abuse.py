@@ -1,0 +1,242 @@
+"""Abuse: guessing table codes, hammering log-in, sign-up and table creation, names that lie, bad form values."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import django_ratelimit.core
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
+
+from lobby.models import Player, Table
+from lobby.services import LobbyError, clean_nickname
+from tests.conftest import Guest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limits(settings, monkeypatch):
+    """Each test starts with no attempts counted (every test client is 127.0.0.1).
+
+    The limiter's clock stands still, so that no test straddles the end of a counting window.
+    """
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # sign-ups, fast
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: 1_800_000_000.0))
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def _text(response) -> str:
+    return response.content.decode()
+
+
+# ----- table codes -------------------------------------------------------------------------
+
+def test_twenty_unknown_codes_a_minute_then_429_even_for_a_right_code(table_with, settings):
+    assert settings.RATELIMITS["code_miss"] == "20/m"
+    table, _ = table_with(1)
+    guesser = Client()
+    for i in range(20):
+        assert guesser.get("/find/", {"code": f"QQQ{i:02d}"}).status_code == 302
+    response = guesser.get("/find/", {"code": "QQQZZ"})
+    assert response.status_code == 429
+    assert "Too many unknown table codes" in _text(response)
+    # Once over the limit a right guess is refused too, or the answers would still tell.
+    assert guesser.get("/find/", {"code": table.code}).status_code == 429
+    # Another phone on the Wi-Fi has its own address and its own count.
+    other = Client(REMOTE_ADDR="192.168.1.23")
+    assert other.get("/find/", {"code": table.code})["Location"] == f"/t/{table.code}/"
+
+
+def test_known_codes_are_not_counted(table_with):
+    table, _ = table_with(1)
+    person = Client()
+    for _ in range(40):
+        assert person.get("/find/", {"code": table.code}).status_code == 302
+
+
+def test_unknown_join_codes_given_with_a_name_count_and_a_limited_one_creates_nobody(settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "code_miss": "3/m"}
+    for i in range(3):
+        response = Client().post("/guest/", {"nickname": f"G{i}", "next": "/", "join": f"ZZZ{i}Z"})
+        assert response.status_code == 302
+    before = Player.objects.count()
+    response = Client().post("/guest/", {"nickname": "G4", "next": "/", "join": "ZZZ9Z"})
+    assert response.status_code == 429
+    assert Player.objects.count() == before
+    # A name without a code is not a guess.
+    assert Client().post("/guest/", {"nickname": "G5", "next": "/"}).status_code == 302
+
+
+# ----- log-in, sign-up, creating tables ------------------------------------------------------
+
+def test_log_in_is_limited_to_ten_a_minute_per_address(db):
+    User.objects.create_user("amy", password="a-long-Passw0rd!")
+    phone = Client()
+    for i in range(10):
+        response = phone.post("/login/", {"username": f"nobody{i}", "password": "wrong"})
+        assert response.status_code == 200
+    response = phone.post("/login/", {"username": "amy", "password": "a-long-Passw0rd!"})
+    assert response.status_code == 429
+    assert "Too many log-in attempts" in _text(response)
+    assert "_auth_user_id" not in phone.session
+    assert Client(REMOTE_ADDR="10.0.0.7").post(
+        "/login/", {"username": "amy", "password": "a-long-Passw0rd!"}
+    ).status_code == 302
+
+
+def test_log_in_is_limited_to_five_a_minute_per_username_from_any_address(db):
+    User.objects.create_user("bob", password="a-long-Passw0rd!")
+    for i in range(5):
+        phone = Client(REMOTE_ADDR=f"10.0.1.{i + 1}")
+        assert phone.post("/login/", {"username": "Bob" if i % 2 else "bob", "password": "x"}).status_code == 200
+    phone = Client(REMOTE_ADDR="10.0.1.99")
+    assert phone.post("/login/", {"username": "bob", "password": "a-long-Passw0rd!"}).status_code == 429
+    assert "_auth_user_id" not in phone.session
+
+
+def test_sign_up_is_limited_to_twenty_attempts_an_hour_per_address(db, settings):
+    assert settings.RATELIMITS["signup"] == "20/h"
+    for i in range(20):  # every attempt counts, a typo too
+        response = Client().post("/signup/", {"username": f"user{i}", "password1": "a-long-Passw0rd!",
+                                              "password2": "a-long-Passw0rd!" if i % 2 else "typo"})
+        assert response.status_code == (302 if i % 2 else 400)
+    response = Client().post("/signup/", {"username": "user20", "password1": "a-long-Passw0rd!",
+                                          "password2": "a-long-Passw0rd!"})
+    assert response.status_code == 429
+    assert not User.objects.filter(username="user20").exists()
+    assert Client().get("/signup/").status_code == 200  # only attempts count, not the page
+
+
+def test_table_creation_is_limited_to_thirty_an_hour_per_address(db, settings):
+    assert settings.RATELIMITS["table_create"] == "30/h"
+    host = Guest("Host")
+    for _ in range(30):
+        assert host.post("/new/", {"engine": "coup", "timer": "0"}).status_code == 302
+    response = host.post("/new/", {"engine": "coup", "timer": "0"})
+    assert response.status_code == 429
+    assert "Too many new tables" in _text(response)
+    assert Table.objects.count() == 30
+    assert host.get("/new/").status_code == 200
+
+
+def test_limits_can_be_switched_off(db, settings):
+    settings.RATELIMIT_ENABLE = False
+    settings.RATELIMITS = {**settings.RATELIMITS, "code_miss": "1/m"}
+    for _ in range(3):
+        assert Client().get("/find/", {"code": "QQQQQ"}).status_code == 302
+
+
+# ----- names -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u202eevil",  # right-to-left override
+        "Ann\u2066a",  # left-to-right isolate
+        "\u200fNoor",  # right-to-left mark
+        "Bo\u061c",  # Arabic letter mark
+        "\u200b\u200b",  # zero-width spaces only
+        "\u200d",  # a zero-width joiner alone
+        "\u2800\u2800",  # blank Braille patterns
+        "\u3164",  # Hangul filler
+        "\u0301\u0301",  # combining marks alone
+        "a\x07b",  # a control character
+        "\x00",
+        "Bot 1 \U0001f916",  # a bot's name as the board shows it
+        "\U0001f916",
+        "Ro\U0001f916b",
+    ],
+)
+def test_names_that_lie_are_refused(name):
+    with pytest.raises(LobbyError):
+        clean_nickname(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("  Sara   Ali ", "Sara Ali"),
+        ("می\u200cخواهم", "می\u200cخواهم"),  # Persian: the zero-width non-joiner belongs in words
+        ("\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f468\u200d\U0001f469\u200d\U0001f467"),  # emoji ZWJ
+        ("さくら", "さくら"),
+        ("<script>", "<script>"),  # escaped where shown, not refused
+    ],
+)
+def test_ordinary_names_are_kept(name, kept):
+    assert clean_nickname(name) == kept
+
+
+def test_a_refused_name_creates_nobody_and_renames_nobody(db):
+    client = Client()
+    response = client.post("/guest/", {"nickname": "Bot 2 \U0001f916", "next": "/"}, follow=True)
+    assert "marks bots" in _text(response)
+    assert not Player.objects.exists()
+    guest = Guest("Dana")
+    response = guest.post("/guest/", {"nickname": "\u202eanaD", "next": "/"}, follow=True)
+    assert "text-direction" in _text(response)
+    guest.player.refresh_from_db()
+    assert guest.player.nickname == "Dana"
+
+
+# ----- bad create and settings values --------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"engine": "chess"}, "Unknown game."),
+        ({"engine": "coup", "opt-coup-rounds_to_win": "three"}, "Rounds to win the match"),
+        ({"engine": "coup", "opt-coup-rounds_to_win": "0"}, "Rounds to win the match: a whole number from 1 to 9"),
+        ({"engine": "coup", "opt-coup-two_player_start": "lots"}, "Two-player starting coins"),
+        ({"engine": "coup", "opt-coup-first_player": "0"}, "First player"),
+        ({"engine": "coup", "opt-coup-first_player": "one"}, "First player"),
+        ({"engine": "coup", "opt-coup-inquisitor": "maybe"}, "Inquisitor replaces the Ambassador"),
+        ({"engine": "good_cop_bad_cop_health", "opt-good_cop_bad_cop_health-deck-vest": "x"},
+         "Equipment deck: Bulletproof vest"),
+        ({"engine": "good_cop_bad_cop_health", "opt-good_cop_bad_cop_health-deck-vest": "99"}, "Equipment deck"),
+        ({"engine": "coup", "timer": "soon"}, "Response timer"),
+    ],
+)
+def test_a_bad_create_value_is_an_error_naming_it_not_a_default(data, said):
+    host = Guest("Host")
+    response = host.post("/new/", {"timer": "0", **data})
+    assert response.status_code == 400
+    assert said in _text(response)
+    assert not Table.objects.exists()
+
+
+def test_missing_create_fields_still_mean_the_defaults(db):
+    host = Guest("Host")
+    assert host.post("/new/", {"engine": "coup", "opt-coup-factions": "on"}).status_code == 302
+    table = Table.objects.get()
+    assert table.timer_seconds == 0
+    assert table.options["factions"] is True and table.options["inquisitor"] is False
+    assert table.options["rounds_to_win"] == 1 and table.options["first_player"] is None
+
+
+def test_a_bad_settings_value_is_a_message_and_changes_nothing(table_with):
+    table, people = table_with(2, engine="coup", timer=10)
+    host = people[0]
+    for data, said in [
+        ({"engine": "coup", "timer": "ten"}, "Response timer"),
+        ({"engine": "coup", "timer": "10", "opt-coup-rounds_to_win": "-1"}, "Rounds to win the match"),
+        ({"engine": "chess", "timer": "10"}, "Unknown game."),
+    ]:
+        response = host.post(f"/t/{table.code}/settings/", data)
+        assert response.status_code == 302
+        assert said in _text(host.get(response["Location"]))
+        table.refresh_from_db()
+        assert (table.engine, table.timer_seconds, table.options["rounds_to_win"]) == ("coup", 10, 1)
+
+
+def test_every_route_with_a_code_counts_unknown_codes(client, settings):
+    """Phone, board, revision poll and QR answer 404 for unknown codes, then 429 for everyone."""
+    settings.RATELIMITS = {**settings.RATELIMITS, "code_miss": "4/m"}
+    answers = [client.get(path).status_code for path in
+               ("/t/ZZZZ2/", "/t/ZZZZ3/board/", "/t/ZZZZ4/rev/", "/t/ZZZZ5/qr.svg", "/t/ZZZZ6/", "/t/ZZZZ7/rev/")]
+    assert answers[:4] == [404] * 4
+    assert answers[4:] == [429, 429]
