@@ -22,6 +22,7 @@ urlpatterns = [
     path("t/<str:code>/board/", game.board_page, name="board"),
     path("t/<str:code>/rev/", game.table_revision, name="table_revision"),
     path("t/<str:code>/move/", game.move, name="move"),
+    path("t/<str:code>/wait/", game.wait, name="wait"),
     path("t/<str:code>/host/", game.host_action, name="host_action"),
     path("s/<str:token>/", lobby.seat_link, name="seat_link"),
     path("history/", game.history, name="history"),

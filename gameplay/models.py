@@ -37,6 +37,10 @@ class Game(models.Model):
     deadline = models.DateTimeField(null=True, blank=True)
     paused = models.BooleanField(default=False)
     paused_remaining = models.FloatField(null=True, blank=True)
+    # A silent window's own countdown (seconds; None: the table timer applies to the window),
+    # and the seats that asked it to wait (once each per window).
+    countdown = models.PositiveSmallIntegerField(null=True, blank=True)
+    waits = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     # Who may open the finished game's page: its players, and whoever has the link with this token.

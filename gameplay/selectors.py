@@ -37,6 +37,9 @@ def game_public_info(game: Game) -> dict:
         "timer_seconds": game.timer_seconds,
         "deadline_ms": deadline_ms,
         "paused": game.paused,
+        # A silent window: its own countdown, closing by itself; who asked it to wait (public).
+        "silent": game.countdown is not None and not game.over,
+        "waits": list(game.waits),
         "paused_remaining": round(game.paused_remaining) if game.paused_remaining is not None else None,
         "created": game.created,
         "finished": game.finished,

@@ -83,12 +83,26 @@ class _Step:
     snapshot: dict
     outcome: dict | None
     window: str
+    countdown: int | None  # a silent window's own seconds
 
 
 def _step(engine, state) -> _Step:
-    """Snapshot, outcome and window of ``state``: every engine call a move needs (may raise)."""
+    """Snapshot, outcome, window and its countdown of ``state``: every engine call a move needs (may raise)."""
     outcome = engine.outcome(state)
-    return _Step(engine.encode(state), outcome, "" if outcome is not None else (engine.window(state) or ""))
+    window = "" if outcome is not None else (engine.window(state) or "")
+    return _Step(engine.encode(state), outcome, window, engine.countdown(state) if window else None)
+
+
+def _open_window(game: Game, step: _Step, now: datetime) -> None:
+    """A new response window gets a fresh countdown (its own if silent, else the table's timer)."""
+    game.window, game.countdown, game.waits = step.window, step.countdown, []
+    seconds = step.countdown if step.countdown is not None else game.timer_seconds
+    timed = bool(step.window and seconds)
+    if game.paused:
+        game.deadline = None
+        game.paused_remaining = float(seconds) if timed else None
+    else:
+        game.deadline = now + timedelta(seconds=seconds) if timed else None
 
 
 def _advance(game: Game, step: _Step, now: datetime) -> None:
@@ -99,16 +113,9 @@ def _advance(game: Game, step: _Step, now: datetime) -> None:
         game.status = Game.FINISHED
         game.outcome = step.outcome
         game.finished = now
-        game.window, game.deadline, game.paused_remaining = "", None, None
+        game.window, game.deadline, game.paused_remaining, game.countdown = "", None, None, None
     elif step.window != game.window:
-        # A new response window gets a fresh countdown; the same window keeps its deadline.
-        game.window = step.window
-        timed = bool(step.window and game.timer_seconds)
-        if game.paused:
-            game.deadline = None
-            game.paused_remaining = float(game.timer_seconds) if timed else None
-        else:
-            game.deadline = now + timedelta(seconds=game.timer_seconds) if timed else None
+        _open_window(game, step, now)  # the same window keeps its deadline
     game.save()
 
 
@@ -132,9 +139,8 @@ def game_start(*, table: Table) -> Game:
             except OptionError as error:
                 raise GameError(gettext(str(error))) from error
             seed = new_seed()
-            state = engine.setup(players, options, seed)
-            window = engine.window(state) or ""
-            game = Game.objects.create(
+            step = _step(engine, engine.setup(players, options, seed))
+            game = Game(
                 table=table,
                 engine=table.engine,
                 options=options,
@@ -142,11 +148,10 @@ def game_start(*, table: Table) -> Game:
                 seed=str(seed),
                 seed_hash=seed_hash(seed),
                 timer_seconds=table.timer_seconds,
-                snapshot=engine.encode(state),
-                window=window,
-                deadline=timezone.now() + timedelta(seconds=table.timer_seconds)
-                if window and table.timer_seconds else None,
+                snapshot=step.snapshot,
             )
+            _open_window(game, step, timezone.now())
+            game.save()
             GameSeat.objects.bulk_create(
                 GameSeat(game=game, index=i, player=seat.player, name=seat.name, bot=seat.bot)
                 for i, seat in enumerate(seats)
@@ -256,6 +261,35 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
         return True
 
 
+WAIT_SECONDS = 15
+
+
+def window_wait(*, game_id: int, player: Player | None) -> MoveResult:
+    """A seat asks a silent window to wait: its countdown runs at least ``WAIT_SECONDS`` more.
+
+    Every seated phone may ask once per window, holder of a card or not, so asking reveals
+    nothing; the board shows who asked.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        seat = _seat_of(game, player, None)
+        if seat is None:
+            return MoveResult(403, "you have no seat in this game")
+        if game.over or not game.window or game.countdown is None:
+            return MoveResult(409, "no silent window is open", reason="window_closed")
+        if seat in game.waits:
+            return MoveResult(409, "this seat asked already", reason="waited")
+        game.waits = [*game.waits, seat]
+        if game.paused:
+            game.paused_remaining = max(game.paused_remaining or 0.0, float(WAIT_SECONDS))
+        else:
+            later = timezone.now() + timedelta(seconds=WAIT_SECONDS)
+            game.deadline = max(game.deadline, later) if game.deadline else later
+        game.save(update_fields=["waits", "deadline", "paused_remaining"])
+        table_notify(table_id=game.table_id)
+        return MoveResult(200)
+
+
 def timer_pause(*, game: Game) -> None:
     """Stop the countdown, keeping the time that was left."""
     with transaction.atomic():
@@ -293,7 +327,7 @@ def game_end_early(*, game: Game, by: str = "") -> None:
         game.status = Game.ENDED
         game.outcome = {"winners": [], "reason": "ended_by_host", **({"by": by} if by else {})}
         game.finished = timezone.now()
-        game.window, game.deadline = "", None
+        game.window, game.deadline, game.countdown = "", None, None
         game.save()
         table_notify(table_id=game.table_id)
 

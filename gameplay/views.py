@@ -233,6 +233,23 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     return _respond(request, table, note, result.status)
 
 
+@require_POST
+def wait(request: HttpRequest, code: str) -> HttpResponse:
+    """A seat asks the open silent window for more time (once per window; every seat alike)."""
+    table = table_or_404(request, code)
+    game = table_running_game(table)
+    if game is None:
+        return _respond(request, table, _("No game is running at this table."), 409)
+    result = services.window_wait(game_id=game.pk, player=player_current(request=request))
+    if result.ok:
+        return _respond(request, table, "", 200)
+    if result.status == 403:
+        return _respond(request, table, _("That seat is not yours."), 403)
+    if result.reason == "waited":
+        return _respond(request, table, _("You asked for time in this window already."), 409)
+    return _respond(request, table, _("That window has closed: here is where the table stands now."), 409)
+
+
 def _respond(request: HttpRequest, table: Table, note: str, status: int) -> HttpResponse:
     if request.htmx:
         return _panel(request, table, note=note, status=status)

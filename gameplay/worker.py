@@ -34,6 +34,8 @@ def bot_step(game: Game, now) -> bool:
     engine = get_engine(game.engine)
     state = game_state(game)
     in_window = engine.window(state) is not None
+    # In a silent window a bot may let the window pass (its policy returns None).
+    silent = in_window and engine.countdown(state) is not None
     last = game.moves.order_by("-seq").values_list("created", flat=True).first() or game.created
     if not in_window and now - last < BOT_PAUSE:
         return False
@@ -47,6 +49,8 @@ def bot_step(game: Game, now) -> bool:
         except Exception:
             logger.exception("bot policy failed in game %s seat %s", game.pk, gseat.index)
             action = None
+        if action is None and silent:
+            continue
         if find_legal(action, view["legal"]) is None:
             # A policy that errs must never stall the table: play any legal move instead.
             logger.warning("bot in game %s seat %s chose no legal move; playing a random one", game.pk, gseat.index)
