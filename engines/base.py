@@ -126,6 +126,7 @@ class Engine(Protocol):
     def default_options(self) -> dict: ...
     def check_options(self, options: dict, players: int | None) -> None: ...
     def copy_state(self, state: State) -> State: ...
+    def seat_count(self, state: State) -> int: ...
     def check_players(self, players: int) -> None: ...
     def option_specs(self) -> list[dict]: ...
     def validate_options(self, options: dict, players: int | None) -> dict: ...
@@ -193,6 +194,8 @@ class BaseEngine:
         """The state after ``seat`` plays ``action``; the input is never changed."""
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction("an action is a dict with a 'type'")
+        if type(seat) is not int or not 0 <= seat < self.seat_count(state):
+            raise IllegalAction(f"there is no seat {seat!r} at this table"[:100])
         if self.outcome(state) is not None:
             raise IllegalAction("the game is over")
         listed = find_legal(action, self.legal_actions(state, seat))
@@ -202,6 +205,11 @@ class BaseEngine:
         # The engine gets its own listed action, never the caller's object (types and all).
         self._apply(new, seat, copy.deepcopy(listed))
         return new
+
+    def seat_count(self, state: State) -> int:
+        """How many seats the game has (``state["players"]``: a count, or a list by seat)."""
+        players = state["players"]
+        return players if isinstance(players, int) else len(players)
 
     def copy_state(self, state: State) -> State:
         """A copy of the state that ``_apply`` may change freely (engines may share what never changes)."""
