@@ -15,10 +15,10 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from gameplay import push
+from gameplay import presence, push
 from gameplay.services import group_name
 from lobby.models import Table
-from lobby.services import normalize_code
+from lobby.services import SESSION_KEY, normalize_code
 
 logger = logging.getLogger(__name__)
 
@@ -42,13 +42,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # The push sender delivers on this loop (the in-memory layer only works on its own loop).
         push.bind_loop(asyncio.get_running_loop())
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
-        found = await database_sync_to_async(
-            lambda: Table.objects.filter(code=code).values_list("pk", "revision").first()
-        )()
+        found = await database_sync_to_async(self._lookup)(code)
         if found is None:
             await self.close(code=CLOSE_UNKNOWN_TABLE)
             return
-        table_id, revision = found
+        table_id, revision, self.player_id = found
+        self.table_id = table_id
         group = group_name(table_id)
         if not await self._layer("group_add", group, self.channel_name):
             await self.close(code=CLOSE_LAYER_DOWN)
@@ -56,6 +55,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.group = group
         await self.accept()
         await self.send_json({"v": revision})
+        await self._present()
         self._heartbeat = asyncio.create_task(self._beat())
 
     async def disconnect(self, code: int) -> None:
@@ -88,6 +88,25 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def table_heartbeat(self, event: dict) -> None:
         await self.send_json({"hb": 1})
+        await self._present()
+
+    def _lookup(self, code: str) -> tuple[int, int, int | None] | None:
+        """The table's id and revision, and the player of this browser's session (or None)."""
+        found = Table.objects.filter(code=code).values_list("pk", "revision").first()
+        if found is None:
+            return None
+        session = self.scope.get("session")
+        player_id = session.get(SESSION_KEY) if session is not None else None
+        return found[0], found[1], player_id if isinstance(player_id, int) else None
+
+    async def _present(self) -> None:
+        """An open socket keeps its player marked present at the table (see gameplay.presence)."""
+        if self.player_id is None:
+            return
+        try:
+            await presence.aseen(self.table_id, self.player_id)
+        except Exception as error:  # the cache being down must not drop the socket
+            logger.warning("presence mark failed for a table socket: %r", error)
 
     async def _beat(self) -> None:
         """Every ``heartbeat_seconds``, a heartbeat through the channel layer to this socket."""

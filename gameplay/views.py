@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from engines.registry import ENGINES, get_engine
-from gameplay import services
+from gameplay import presence, services
 from gameplay.models import Game, GameSeat
 from gameplay.selectors import (
     game_context,
@@ -62,6 +62,8 @@ def _expire_if_due(game: Game | None) -> None:
 def _panel_context(request: HttpRequest, table: Table) -> dict:
     """Everything the phone page and its partial show: lobby or game, for this browser."""
     player = player_current(request=request)
+    if player is not None:
+        presence.seen(table.pk, player.pk)
     _expire_if_due(table_running_game(table))
     # The revision is read before the rows it labels, so a panel never claims to be newer than it is.
     table.refresh_from_db(fields=["revision"])
@@ -88,6 +90,8 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
             context["game_ctx"] = game_context(game=latest, seat=seat)
             context["game_seat"] = seat
         context["game"] = game_public_info(latest)
+        if running is not None:
+            context["asleep"] = presence.asleep_seats(running, table.pk)
     if latest is None or latest.over:
         context["join_url"] = lan_base_url(request) + reverse("table", args=[table.code])
         context["join_qr"] = qr_svg(context["join_url"])
@@ -141,6 +145,8 @@ def _board_context(request: HttpRequest, table: Table) -> dict:
     if latest is not None:
         context["game_ctx"] = game_context(game=latest, seat=None)
         context["game"] = game_public_info(latest)
+        if running is not None:
+            context["asleep"] = presence.asleep_seats(running, table.pk)
     return context
 
 
@@ -148,6 +154,9 @@ def _board_context(request: HttpRequest, table: Table) -> dict:
 def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     """The table's revision number, for pages polling while their socket is down."""
     table = table_or_404(request, code)
+    player = player_current(request=request)
+    if player is not None:
+        presence.seen(table.pk, player.pk)
     _expire_if_due(table_running_game(table))
     table.refresh_from_db(fields=["revision"])
     return JsonResponse({"v": table.revision})

@@ -1,0 +1,67 @@
+"""Presence: a phone with a socket or a recent request is at the table; a quiet one shows as asleep."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.core.cache import cache
+
+from config.asgi import application
+from gameplay import presence
+from tests.conftest import start
+
+pytestmark = pytest.mark.django_db
+
+
+def _asleep(html: str) -> str:
+    start_at = html.find('data-test="asleep"')
+    return html[start_at:html.find("</p>", start_at)] if start_at >= 0 else ""
+
+
+def test_a_quiet_phone_shows_as_asleep_on_the_board_and_the_phones(table_with):
+    table, people = table_with(5)
+    game = start(table, people[0])
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    board = people[0].get(f"/t/{table.code}/board/").content.decode()
+    assert 'data-test="asleep"' not in board
+    # P3's phone goes quiet: no request, no socket, for longer than the presence mark lasts.
+    cache.delete(f"presence:{table.pk}:{people[2].player.pk}")
+    board = people[0].get(f"/t/{table.code}/board/").content.decode()
+    assert "P3" in _asleep(board) and "P1" not in _asleep(board)
+    phone = people[1].get(f"/t/{table.code}/").content.decode()
+    assert "P3" in _asleep(phone)
+    # The host is offered a bot for that seat, marked asleep.
+    host = people[0].get(f"/t/{table.code}/").content.decode()
+    assert "💤 A bot plays for P3" in host.replace("&#x27;", "'")
+    # P3 comes back: any request marks the phone present again.
+    people[2].get(f"/t/{table.code}/rev/")
+    assert "P3" not in _asleep(people[0].get(f"/t/{table.code}/board/").content.decode())
+    assert presence.asleep_seats(game, table.pk) == []
+
+
+def test_bots_are_never_asleep(table_with):
+    table, people = table_with(4)
+    people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0"})
+    game = start(table, people[0])
+    cache.clear()
+    assert sorted(presence.asleep_seats(game, table.pk)) == [s.index for s in game.seats.filter(bot="")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_open_socket_keeps_its_phone_present(table_with):
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    await sync_to_async(cache.clear)()
+    ben = people[1]
+    cookie = f"sessionid={ben.client.cookies['sessionid'].value}".encode()
+    socket = WebsocketCommunicator(application, f"/ws/t/{table.code}/", headers=[
+        (b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)])
+    connected, _ = await socket.connect()
+    assert connected
+    await socket.receive_json_from(timeout=5)
+    asleep = await sync_to_async(presence.asleep_seats)(game, table.pk)
+    ben_seat = await sync_to_async(lambda: game.seats.get(player=ben.player).index)()
+    assert ben_seat not in asleep and len(asleep) == 4
+    await socket.disconnect()
