@@ -26,7 +26,14 @@ def parse_option(engine, raw: str) -> tuple[str, object]:
 
 
 def play_bots(engine, players: int, options: dict, seed: int, bots: list[str], *, max_steps: int = 20000):
-    """One game where each seat's bot sees only its own view; returns (final state, moves made)."""
+    """One game where each seat's bot sees only its own view; returns (final state, moves made).
+
+    Deterministic for a seed. Outside a silent window one seat that may move is picked at
+    random and its bot must return a legal action. In a silent window (``countdown`` not
+    None) the seats that may play are asked in a random order; the first bot that wants a
+    move plays it. When nobody wants to move (every bot returned None, or no seat has a
+    legal action) the open window expires (``on_timeout``).
+    """
     rng = random.Random(seed)
     policies = [get_policy(engine.name, bot) for bot in bots]
     state = engine.setup(players, options, seed)
@@ -35,13 +42,25 @@ def play_bots(engine, players: int, options: dict, seed: int, bots: list[str], *
         if engine.outcome(state) is not None:
             return state, moves
         movers = [s for s in range(players) if engine.legal_actions(state, s)]
-        if not movers:
+        silent = engine.window(state) is not None and engine.countdown(state) is not None
+        chosen = None
+        if silent:
+            for seat in rng.sample(movers, len(movers)):
+                action = policies[seat](engine.view(state, seat), rng)
+                if action is not None:
+                    chosen = seat, action
+                    break
+        elif movers:
+            seat = rng.choice(movers)
+            action = policies[seat](engine.view(state, seat), rng)
+            if action is None:
+                raise RuntimeError(f"{engine.name}: bot {bots[seat]!r} of seat {seat} returned None "
+                                   f"outside a silent window (seed {seed})")
+            chosen = seat, action
+        if chosen is None:
             state = engine.on_timeout(state)
             continue
-        seat = rng.choice(movers)
-        view = engine.view(state, seat)
-        action = policies[seat](view, rng)
-        state = engine.apply(state, seat, action)
+        state = engine.apply(state, *chosen)
         moves += 1
     raise RuntimeError(f"{engine.name}: a bot game did not end in {max_steps} steps (seed {seed})")
 

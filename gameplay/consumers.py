@@ -16,6 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from gameplay import presence, push
+from gameplay.seats import session_devices
 from gameplay.services import group_name
 from lobby.models import Table
 from lobby.services import SESSION_KEY, normalize_code
@@ -46,7 +47,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if found is None:
             await self.close(code=CLOSE_UNKNOWN_TABLE)
             return
-        table_id, revision, self.player_id = found
+        table_id, revision, self.player_id, self.devices = found
         self.table_id = table_id
         group = group_name(table_id)
         if not await self._layer("group_add", group, self.channel_name):
@@ -90,21 +91,22 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"hb": 1})
         await self._present()
 
-    def _lookup(self, code: str) -> tuple[int, int, int | None] | None:
-        """The table's id and revision, and the player of this browser's session (or None)."""
+    def _lookup(self, code: str) -> tuple[int, int, int | None, list[str]] | None:
+        """The table's id and revision, this session's player (or None) and its handed-over seats' tokens."""
         found = Table.objects.filter(code=code).values_list("pk", "revision").first()
         if found is None:
             return None
         session = self.scope.get("session")
         player_id = session.get(SESSION_KEY) if session is not None else None
-        return found[0], found[1], player_id if isinstance(player_id, int) else None
+        devices = list(session_devices(session).values())
+        return found[0], found[1], player_id if isinstance(player_id, int) else None, devices
 
     async def _present(self) -> None:
         """An open socket keeps its player marked present at the table (see gameplay.presence)."""
-        if self.player_id is None:
+        if self.player_id is None and not self.devices:
             return
         try:
-            await presence.aseen(self.table_id, self.player_id)
+            await presence.aseen(self.table_id, self.player_id, self.devices)
         except Exception as error:  # the cache being down must not drop the socket
             logger.warning("presence mark failed for a table socket: %r", error)
 

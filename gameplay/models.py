@@ -68,6 +68,9 @@ class GameSeat(models.Model):
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="game_seats")
     name = models.CharField(max_length=40)
     bot = models.CharField(max_length=20, blank=True, default="")
+    # Set once the seat moved to a new phone by a seat link: only the browser holding this
+    # token plays it from then on (the player keeps the game in their history all the same).
+    device = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["index"]
@@ -91,3 +94,23 @@ class Move(models.Model):
             # Move ids are a seat's own: another seat reusing one (say a bot's) is a different move.
             models.UniqueConstraint(fields=["game", "seat", "client_move_id"], name="unique_seat_move_id"),
         ]
+
+
+class SeatHandover(models.Model):
+    """A one-time link that moves one seat of a running game to a new phone.
+
+    Asked by the seat's own phone, or made by the host for a seat whose phone has been gone
+    a while (announced on the board). It lives ``HANDOVER_MINUTES``; a new one replaces the
+    seat's older ones; claiming it revokes the old phone at once.
+    """
+
+    token = models.CharField(max_length=64, unique=True)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="handovers")
+    index = models.PositiveSmallIntegerField()
+    by_host = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    used = models.DateTimeField(null=True, blank=True)
+    revoked = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["created"]

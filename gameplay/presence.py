@@ -1,43 +1,55 @@
 """Who is at the table right now: a seat is present while its phone has a socket or asked lately.
 
-Each phone page, move and revision poll marks its player present at the table, and so does
+Each phone page, move and revision poll marks its browser present at the table, and so does
 each socket heartbeat (every ``gameplay.consumers.HEARTBEAT_SECONDS``) while the socket is
-open. Marks live in the cache (Redis when several processes serve, so they share them) and
-fade after ``PRESENT_SECONDS``: a phone that slept or left shows up as asleep on the board
-and the phones, and the host is offered a bot for it.
+open. A browser is its player and the seats handed to it by a seat link (device tokens in
+its session). Marks live in the cache (Redis when several processes serve, so they share
+them): a seat not marked for ``PRESENT_SECONDS`` shows as asleep, and after ``GONE_SECONDS``
+the host may make a rescue link for it.
 """
 
 from __future__ import annotations
 
+import time
+
 from django.core.cache import cache
 
 PRESENT_SECONDS = 30
+GONE_SECONDS = 60
+_KEEP_SECONDS = 600
 
 
-def _key(table_id: int, player_id: int) -> str:
-    return f"presence:{table_id}:{player_id}"
+def _keys(table_id: int, player_id: int | None, devices) -> list[str]:
+    keys = [f"presence:{table_id}:p{player_id}"] if player_id is not None else []
+    return keys + [f"presence:{table_id}:d{token}" for token in devices or ()]
 
 
-def seen(table_id: int, player_id: int) -> None:
-    """Mark the player present at the table for the next ``PRESENT_SECONDS``."""
-    cache.set(_key(table_id, player_id), 1, timeout=PRESENT_SECONDS)
+def _seat_key(table_id: int, seat) -> str:
+    """A game seat is its handed-over device's, or else its player's."""
+    return f"presence:{table_id}:d{seat.device}" if seat.device else f"presence:{table_id}:p{seat.player_id}"
 
 
-async def aseen(table_id: int, player_id: int) -> None:
+def seen(table_id: int, player_id: int | None, devices=()) -> None:
+    """Mark this browser (its player, its handed-over seats' device tokens) present now."""
+    now = time.time()
+    cache.set_many(dict.fromkeys(_keys(table_id, player_id, devices), now), timeout=_KEEP_SECONDS)
+
+
+async def aseen(table_id: int, player_id: int | None, devices=()) -> None:
     """``seen`` for the socket consumer."""
-    await cache.aset(_key(table_id, player_id), 1, timeout=PRESENT_SECONDS)
+    now = time.time()
+    await cache.aset_many(dict.fromkeys(_keys(table_id, player_id, devices), now), timeout=_KEEP_SECONDS)
 
 
-def present(table_id: int, player_ids: list[int]) -> set[int]:
-    """The players among ``player_ids`` seen at the table lately (one cache read)."""
-    if not player_ids:
-        return set()
-    found = cache.get_many([_key(table_id, pid) for pid in player_ids])
-    return {pid for pid in player_ids if _key(table_id, pid) in found}
+def quiet_for(game, table_id: int) -> dict[int, float]:
+    """Seconds since each human seat of ``game`` was last seen (inf: not lately), one cache read."""
+    humans = [s for s in game.seats.all() if not s.bot and (s.player_id is not None or s.device)]
+    found = cache.get_many([_seat_key(table_id, s) for s in humans])
+    now = time.time()
+    return {s.index: now - found[_seat_key(table_id, s)] if _seat_key(table_id, s) in found else float("inf")
+            for s in humans}
 
 
 def asleep_seats(game, table_id: int) -> list[int]:
     """The game's seats played by a person whose phone has not been seen lately."""
-    humans = [(s.index, s.player_id) for s in game.seats.all() if not s.bot and s.player_id is not None]
-    here = present(table_id, [pid for _, pid in humans])
-    return [index for index, pid in humans if pid not in here]
+    return sorted(index for index, quiet in quiet_for(game, table_id).items() if quiet > PRESENT_SECONDS)

@@ -10,15 +10,14 @@ from django.utils.translation import gettext
 from engines.base import seat_team
 from engines.registry import get_engine
 from gameplay.models import Game, GameSeat, Move
+from gameplay.seats import seat_index
 from gameplay.services import game_replay, game_state
 from lobby.models import Player, Table
 
 
-def game_seat_of(*, game: Game, player: Player | None) -> int | None:
-    """The seat index ``player`` plays in ``game`` (None for a spectator or a handed-over seat)."""
-    if player is None:
-        return None
-    return game.seats.filter(player=player, bot="").values_list("index", flat=True).first()
+def game_seat_of(*, game: Game, player: Player | None, devices: dict | None = None) -> int | None:
+    """The seat index this browser plays in ``game`` (None for a spectator or a seat that moved away)."""
+    return seat_index(game, player, devices)
 
 
 def game_public_info(game: Game) -> dict:

@@ -7,6 +7,7 @@ revision after commit (``table_notify``). Nothing here trusts the phone beyond i
 from __future__ import annotations
 
 import logging
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -18,8 +19,10 @@ from django.utils.translation import gettext as _
 
 from engines.base import IllegalAction, OptionError, canonical, new_seed, seed_hash
 from engines.registry import get_engine
-from gameplay.models import Game, GameSeat, Move
+from gameplay import presence
+from gameplay.models import Game, GameSeat, Move, SeatHandover
 from gameplay.push import group_name, push_revision
+from gameplay.seats import seat_index
 from lobby.models import Player, Seat, Table
 
 logger = logging.getLogger(__name__)
@@ -162,15 +165,13 @@ def game_start(*, table: Table) -> Game:
     return game
 
 
-def _seat_of(game: Game, player: Player | None, bot_seat: int | None) -> int | None:
+def _seat_of(game: Game, player: Player | None, bot_seat: int | None, devices: dict | None = None) -> int | None:
     if bot_seat is not None:
         if game.seats.filter(index=bot_seat).exclude(bot="").exists():
             return bot_seat
         return None
-    if player is None:
-        return None
-    # A seat handed to a bot no longer takes moves from its former player.
-    return game.seats.filter(player=player, bot="").values_list("index", flat=True).first()
+    # A seat handed to a bot, or moved to another phone, no longer takes moves from its former phone.
+    return seat_index(game, player, devices)
 
 
 def move_submit(
@@ -182,6 +183,7 @@ def move_submit(
     action: object,
     bot_seat: int | None = None,
     window: str = "",
+    devices: dict | None = None,
 ) -> MoveResult:
     """Check and append one move: lock, seat, dedupe, version or window, legality, append, push.
 
@@ -197,7 +199,7 @@ def move_submit(
     try:
         with transaction.atomic():
             game = Game.objects.select_for_update().get(pk=game_id)
-            seat = _seat_of(game, player, bot_seat)
+            seat = _seat_of(game, player, bot_seat, devices)
             if seat is None:
                 return MoveResult(403, "you have no seat in this game")
             if move_id:
@@ -264,7 +266,7 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
 WAIT_SECONDS = 15
 
 
-def window_wait(*, game_id: int, player: Player | None) -> MoveResult:
+def window_wait(*, game_id: int, player: Player | None, devices: dict | None = None) -> MoveResult:
     """A seat asks a silent window to wait: its countdown runs at least ``WAIT_SECONDS`` more.
 
     Every seated phone may ask once per window, holder of a card or not, so asking reveals
@@ -272,7 +274,7 @@ def window_wait(*, game_id: int, player: Player | None) -> MoveResult:
     """
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
-        seat = _seat_of(game, player, None)
+        seat = _seat_of(game, player, None, devices)
         if seat is None:
             return MoveResult(403, "you have no seat in this game")
         if game.over or not game.window or game.countdown is None:
@@ -346,3 +348,67 @@ def seat_to_bot(*, game: Game, index: int, policy: str = "heuristic") -> None:
                 player=None, bot=policy, bot_name=gseat.name[:24]
             )
         table_notify(table_id=game.table_id)
+
+
+HANDOVER_MINUTES = 10
+
+
+def _live_handovers(game: Game, now: datetime):
+    return game.handovers.filter(used=None, revoked=False, created__gt=now - timedelta(minutes=HANDOVER_MINUTES))
+
+
+def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandover:
+    """A one-time link (valid ``HANDOVER_MINUTES``) that moves seat ``index`` to a new phone.
+
+    Asked by the seat's own phone, or by the host only for a seat whose phone has been gone
+    ``presence.GONE_SECONDS`` (then announced on the board, so nobody is handed a seat to peek
+    at unseen). A new link replaces the seat's older ones: one live link per seat.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        gseat = game.seats.filter(index=index, bot="").first()
+        if game.over or gseat is None:
+            raise GameError(_("That seat cannot move to a new phone now."))
+        if by_host and presence.quiet_for(game, game.table_id).get(index, float("inf")) < presence.GONE_SECONDS:
+            raise GameError(
+                _("%(name)s's phone was at the table a moment ago: they can move their seat from their own phone.")
+                % {"name": gseat.name}
+            )
+        game.handovers.filter(index=index, used=None).update(revoked=True)
+        link = SeatHandover.objects.create(token=secrets.token_urlsafe(24), game=game, index=index, by_host=by_host)
+        if by_host:
+            table_notify(table_id=game.table_id)  # the board announces the rescue link
+        return link
+
+
+def seat_handover_claim(*, token: str) -> tuple[Game, str]:
+    """Open a seat link: the seat moves to this phone (a new device token), the old one is revoked.
+
+    Returns the game and the token the claiming browser must keep. Raises GameError for an
+    unknown, used, replaced or expired link, or a game that is over. Nobody's account moves.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        link = SeatHandover.objects.select_for_update().filter(token=token).first() if token else None
+        if link is None or link not in _live_handovers(link.game, now):
+            raise GameError(_("This seat link is unknown, was already used, or has expired (links last 10 minutes)."))
+        game = Game.objects.select_for_update().get(pk=link.game_id)
+        if game.over:
+            raise GameError(_("That game is over."))
+        device = secrets.token_urlsafe(24)
+        GameSeat.objects.filter(game=game, index=link.index).update(device=device)
+        link.used = now
+        link.save(update_fields=["used"])
+        table_notify(table_id=game.table_id)
+        return game, device
+
+
+def handover_notes(game: Game) -> list[dict]:
+    """What the table is told about seats moving: used links, and the host's live rescue links."""
+    now = timezone.now()
+    live = set(_live_handovers(game, now).values_list("pk", flat=True))
+    return [
+        {"index": h.index, "by_host": h.by_host, "moved": h.used is not None}
+        for h in game.handovers.all()
+        if h.used is not None or (h.by_host and h.pk in live)
+    ][-3:]

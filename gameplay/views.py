@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from engines.registry import ENGINES, get_engine
 from gameplay import presence, services
 from gameplay.models import Game, GameSeat
+from gameplay.seats import DEVICES_KEY, moved_away, session_devices
 from gameplay.selectors import (
     game_context,
     game_public_info,
@@ -62,8 +63,8 @@ def _expire_if_due(game: Game | None) -> None:
 def _panel_context(request: HttpRequest, table: Table) -> dict:
     """Everything the phone page and its partial show: lobby or game, for this browser."""
     player = player_current(request=request)
-    if player is not None:
-        presence.seen(table.pk, player.pk)
+    devices = session_devices(request.session)
+    presence.seen(table.pk, player.pk if player else None, devices.values())
     _expire_if_due(table_running_game(table))
     # The revision is read before the rows it labels, so a panel never claims to be newer than it is.
     table.refresh_from_db(fields=["revision"])
@@ -83,7 +84,7 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
         "engine_info": {"min": get_engine(table.engine).min_players, "max": get_engine(table.engine).max_players},
     }
     if latest is not None:
-        seat = game_seat_of(game=latest, player=player)
+        seat = game_seat_of(game=latest, player=player, devices=devices)
         if latest.over and seat is None:
             context["last_game"] = game_context(game=latest, seat=None)
         else:
@@ -92,6 +93,9 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
         context["game"] = game_public_info(latest)
         if running is not None:
             context["asleep"] = presence.asleep_seats(running, table.pk)
+            context["handovers"] = services.handover_notes(running)
+            # This phone's seat moved to another phone: it says so, and shows no secrets.
+            context["moved_away"] = seat is None and moved_away(running, player, devices)
     if latest is None or latest.over:
         context["join_url"] = lan_base_url(request) + reverse("table", args=[table.code])
         context["join_qr"] = qr_svg(context["join_url"])
@@ -147,6 +151,7 @@ def _board_context(request: HttpRequest, table: Table) -> dict:
         context["game"] = game_public_info(latest)
         if running is not None:
             context["asleep"] = presence.asleep_seats(running, table.pk)
+            context["handovers"] = services.handover_notes(running)
     return context
 
 
@@ -155,8 +160,8 @@ def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     """The table's revision number, for pages polling while their socket is down."""
     table = table_or_404(request, code)
     player = player_current(request=request)
-    if player is not None:
-        presence.seen(table.pk, player.pk)
+    devices = session_devices(request.session)
+    presence.seen(table.pk, player.pk if player else None, devices.values())
     _expire_if_due(table_running_game(table))
     table.refresh_from_db(fields=["revision"])
     return JsonResponse({"v": table.revision})
@@ -227,7 +232,8 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     # The response window the screen showed (compared with the open one, never stored).
     window = request.POST.get("window", "")[:80]
     result = services.move_submit(
-        game_id=game.pk, player=player, version=version, move_id=move_id, action=action, window=window
+        game_id=game.pk, player=player, version=version, move_id=move_id, action=action, window=window,
+        devices=session_devices(request.session),
     )
     if result.ok:
         return _respond(request, table, "", 200)
@@ -249,7 +255,9 @@ def wait(request: HttpRequest, code: str) -> HttpResponse:
     game = table_running_game(table)
     if game is None:
         return _respond(request, table, _("No game is running at this table."), 409)
-    result = services.window_wait(game_id=game.pk, player=player_current(request=request))
+    result = services.window_wait(
+        game_id=game.pk, player=player_current(request=request), devices=session_devices(request.session)
+    )
     if result.ok:
         return _respond(request, table, "", 200)
     if result.status == 403:
@@ -310,6 +318,66 @@ def host_action(request: HttpRequest, code: str) -> HttpResponse:
     except (ValueError, GameSeat.DoesNotExist):
         return HttpResponse(_("Bad seat."), status=400)
     return redirect("table", code=table.code)
+
+
+def _handover_page(request: HttpRequest, table: Table, game: Game, link) -> HttpResponse:
+    url = lan_base_url(request) + reverse("seat_link", args=[link.token])
+    name = game.seats.get(index=link.index).name
+    return render(request, "gameplay/seat_link.html", {
+        "table": table, "name": name, "url": url, "qr": qr_svg(url), "by_host": link.by_host,
+        "minutes": services.HANDOVER_MINUTES,
+    })
+
+
+@require_POST
+def move_me(request: HttpRequest, code: str) -> HttpResponse:
+    """A player asks, from their own phone, for a link that moves their seat to another phone."""
+    table = table_or_404(request, code)
+    game = table_running_game(table)
+    seat = game_seat_of(game=game, player=player_current(request=request),
+                        devices=session_devices(request.session)) if game else None
+    if game is None or seat is None:
+        return _respond(request, table, _("You have no seat in a running game here."), 403)
+    try:
+        link = services.seat_handover_create(game=game, index=seat, by_host=False)
+    except services.GameError as error:
+        return _respond(request, table, str(error), 409)
+    return _handover_page(request, table, game, link)
+
+
+@require_POST
+def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
+    """The host's rescue link for a seat whose phone has been gone a while (announced on the board)."""
+    found = _host_game(request, code)
+    if isinstance(found, HttpResponse):
+        return found
+    table, game = found
+    try:
+        index = int(request.POST.get("seat", ""))
+    except ValueError:
+        return HttpResponse(_("Bad seat."), status=400)
+    if game is None:
+        messages.error(request, _("No game is running at this table."))
+        return redirect("table", code=table.code)
+    try:
+        link = services.seat_handover_create(game=game, index=index, by_host=True)
+    except services.GameError as error:
+        messages.error(request, str(error))
+        return redirect("table", code=table.code)
+    return _handover_page(request, table, game, link)
+
+
+@require_GET
+def seat_link(request: HttpRequest, token: str) -> HttpResponse:
+    """Open a seat link on the new phone: the seat (this game only) moves here, the old phone stops."""
+    try:
+        game, device = services.seat_handover_claim(token=clean_token(token))
+    except services.GameError as error:
+        return render(request, "lobby/message.html", {"message": str(error)}, status=404)
+    # A seat changing hands gets a new session key; this browser keeps its own player, if any.
+    request.session.cycle_key()
+    request.session[DEVICES_KEY] = {**session_devices(request.session), str(game.pk): device}
+    return redirect("table", code=game.table.code)
 
 
 @require_GET

@@ -59,13 +59,3 @@ class Seat(models.Model):
     @property
     def name(self) -> str:
         return self.player.nickname if self.player else self.bot_name
-
-
-class SeatLink(models.Model):
-    """A one-time link that hands a seat (and its secrets) to a new device."""
-
-    token = models.CharField(max_length=64, unique=True)
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seat_links")
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
-    created = models.DateTimeField(auto_now_add=True)
-    used = models.DateTimeField(null=True, blank=True)

@@ -7,13 +7,12 @@ import unicodedata
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
-from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from engines.base import OptionError
 from engines.registry import ENGINES
-from lobby.models import CODE_ALPHABET, CODE_LENGTH, NICKNAME_MAX, Player, Seat, SeatLink, Table
+from lobby.models import CODE_ALPHABET, CODE_LENGTH, NICKNAME_MAX, Player, Seat, Table
 
 SESSION_KEY = "player_id"
 TIMER_CHOICES = [0, 5, 10, 15, 20, 30, 45, 60]
@@ -91,6 +90,8 @@ def player_guest_create(*, request, nickname: str) -> Player:
         current.save(update_fields=["nickname"])
         return current
     player = Player.objects.create(nickname=nickname)
+    # A new guest gets a new session key (no key handed out before sitting down carries over).
+    request.session.cycle_key()
     request.session[SESSION_KEY] = player.pk
     request._player = player
     return player
@@ -282,23 +283,3 @@ def table_settings_update(*, table: Table, engine: str, options: dict, timer_sec
         table.engine, table.options, table.timer_seconds = engine, options, timer_seconds
         table.save(update_fields=["engine", "options", "timer_seconds"])
         table_notify(table_id=table.pk)
-
-
-def seat_link_create(*, table: Table, player: Player) -> SeatLink:
-    """A one-time link that hands ``player``'s seat to another device."""
-    if not table.seats.filter(player=player).exists():
-        raise LobbyError(_("That player has no seat here."))
-    return SeatLink.objects.create(token=secrets.token_urlsafe(24), table=table, player=player)
-
-
-def seat_link_claim(*, request, token: str) -> Table:
-    """Open a seat link: this browser becomes that player (seat, secrets and all), once."""
-    with transaction.atomic():
-        link = SeatLink.objects.select_for_update().filter(token=token).first()
-        if link is None or link.used is not None:
-            raise LobbyError(_("This seat link is unknown or was already used."))
-        link.used = timezone.now()
-        link.save(update_fields=["used"])
-        request.session[SESSION_KEY] = link.player_id
-        request._player = link.player
-        return link.table

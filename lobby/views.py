@@ -282,32 +282,6 @@ def table_settings(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("table", code=table.code)
 
 
-@require_POST
-def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
-    """The host makes a one-time link that hands a seat to a new device."""
-    table = table_or_404(request, code)
-    denied = _host_only(request, table)
-    if denied:
-        return denied
-    seat_id = _seat_id(request.POST.get("seat"))
-    seat = table.seats.filter(pk=seat_id).select_related("player").first() if seat_id is not None else None
-    if seat is None or seat.player is None:
-        return HttpResponse(_("That seat has no player to hand over."), status=400)
-    link = services.seat_link_create(table=table, player=seat.player)
-    url = lan_base_url(request) + reverse("seat_link", args=[link.token])
-    return render(request, "lobby/seat_link.html", {"table": table, "seat": seat, "url": url, "qr": qr_svg(url)})
-
-
-@require_GET
-def seat_link(request: HttpRequest, token: str) -> HttpResponse:
-    """Open a one-time seat link: this device now holds that seat."""
-    try:
-        table = services.seat_link_claim(request=request, token=services.clean_token(token))
-    except LobbyError as error:
-        return render(request, "lobby/message.html", {"message": str(error)}, status=404)
-    return redirect("table", code=table.code)
-
-
 @require_GET
 def table_qr(request: HttpRequest, code: str) -> HttpResponse:
     """The join QR code of a table as an SVG image."""

@@ -12,11 +12,21 @@ BLOCK_OF = {"foreign_aid": ("duke",), "steal": ("captain", "ambassador", "inquis
             "assassinate": ("contessa",)}
 
 
-def heuristic(view: dict, rng: random.Random) -> dict:
-    """Mostly honest play: use the cards you hold, challenge claims the visible cards rule out."""
+def heuristic(view: dict, rng: random.Random) -> dict | None:
+    """Mostly honest play: use the cards you hold, challenge claims the visible cards rule out.
+
+    In a silent window (``view["silent"]``) allowing is not answering: it returns a
+    challenge or a block, or None to let the window pass.
+    """
     legal = view["legal"]
+    if not legal:
+        return None
     choice = pick(view, rng)
-    return choice if choice in legal else rng.choice(legal)
+    if choice in legal:
+        return choice
+    if view.get("silent"):
+        return None  # "allow" (not listed in a silent window)
+    return rng.choice(legal)
 
 
 def pick(view: dict, rng: random.Random) -> dict:

@@ -19,6 +19,8 @@ CHARACTER_ACTIONS = ("tax", "steal", "exchange", "assassinate", "examine", "embe
 TARGETED = ("coup", "steal", "assassinate", "examine", "convert")
 # The response windows the table timer closes.
 WINDOW_PHASES = ("challenge", "block", "block_challenge")
+# The default countdown of a silent window (the ``window_seconds`` option).
+WINDOW_SECONDS = 5
 
 
 def characters(inquisitor: bool) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ import json
 from engines.base import N_, BaseEngine, IllegalAction, OptionError
 
 from . import legal, rules, table
-from .cards import WINDOW_PHASES
+from .cards import WINDOW_PHASES, WINDOW_SECONDS
 from .views import build_view
 
 
@@ -29,7 +29,7 @@ class CoupEngine(BaseEngine):
     max_players = 10
 
     def option_specs(self) -> list[dict]:
-        """First player, the Inquisitor and Factions variants, the 2-player start, rounds to win."""
+        """First player, the Inquisitor and Factions variants, the 2-player start, rounds to win, silent windows."""
         return [
             {"key": "first_player", "kind": "seat", "default": None, "label": N_("First player"),
              "help": N_("Empty: a random player starts.")},
@@ -43,6 +43,12 @@ class CoupEngine(BaseEngine):
                          ["published", N_("Starter 1 coin, the other 2")]]},
             {"key": "rounds_to_win", "kind": "int", "default": 1, "min": 1, "max": 9,
              "label": N_("Rounds to win the match")},
+            {"key": "silent_windows", "kind": "bool", "default": False,
+             "label": N_("Silent challenge and block windows"),
+             "help": N_("Nobody taps Allow: every screen shows the same countdown, and not answering "
+                        "before it ends allows.")},
+            {"key": "window_seconds", "kind": "int", "default": WINDOW_SECONDS, "min": 2, "max": 20,
+             "label": N_("Silent window countdown (seconds)")},
         ]
 
     def check_options(self, options: dict, players: int | None) -> None:
@@ -77,6 +83,12 @@ class CoupEngine(BaseEngine):
         if state["phase"] in WINDOW_PHASES:
             return state["window"]["id"]
         return None
+
+    def countdown(self, state: dict) -> int | None:
+        """With ``silent_windows`` on, a challenge/block window's own countdown; None otherwise."""
+        if self.window(state) is None or not table.silent(state):
+            return None
+        return state["options"].get("window_seconds", WINDOW_SECONDS)
 
     def on_timeout(self, state: dict) -> dict:
         """The timer's expiry counts as "allow" for everyone who has not answered."""

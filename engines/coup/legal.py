@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from .cards import ASSASSINATE_COST, COUP_COST, FORCED_COUP_AT, WINDOW_PHASES, blockers_of
-from .table import living, may_target
+from .table import living, may_target, silent
 
 
 def legal_actions(state: dict, seat: int) -> list[dict]:
@@ -21,10 +21,12 @@ def legal_actions(state: dict, seat: int) -> list[dict]:
         win = state["window"]
         if seat not in win["eligible"] or seat in win["answered"]:
             return []
+        # A silent window has no Allow: not answering allows (the countdown closes it).
+        allow = [] if silent(state) else [{"type": "allow"}]
         if phase == "block":
             blocks = blockers_of(pend["action"], state["options"]["inquisitor"])
-            return [{"type": "block", "as": card} for card in blocks] + [{"type": "allow"}]
-        return [{"type": "challenge"}, {"type": "allow"}]
+            return [{"type": "block", "as": card} for card in blocks] + allow
+        return [{"type": "challenge"}] + allow
     if phase == "reveal" and seat == pend["revealer"]:
         return [{"type": "reveal", "card": c} for c in sorted(set(players[seat]["hand"]))]
     if phase == "lose" and seat == state["losers"][0]:
@@ -80,6 +82,8 @@ def awaiting(state: dict) -> set[int]:
     if phase == "action":
         return {state["turn"]}
     if phase in WINDOW_PHASES:
+        if silent(state):
+            return set()  # nobody must answer: the countdown closes the window
         win = state["window"]
         return set(win["eligible"]) - set(win["answered"])
     if phase == "reveal":

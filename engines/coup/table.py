@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engines.base import state_rng
 
-from .cards import MONARCHIST, POPULIST, build_court
+from .cards import MONARCHIST, POPULIST, WINDOW_PHASES, build_court
 
 
 def new_state(players: int, options: dict, seed: int) -> dict:
@@ -59,6 +59,11 @@ def deal_round(state: dict, first: int) -> None:
     state.update(players=players, deck=deck, almshouse=0, turn=first, phase="action",
                  pending=None, window=None, losers=[], after=None)
     state["log"].append({"event": "round_start", "round": state["match"]["round"], "first": first})
+
+
+def silent(state: dict) -> bool:
+    """A silent challenge or block window is open (table option ``silent_windows``): nobody taps Allow."""
+    return bool(state["options"].get("silent_windows")) and state["phase"] in WINDOW_PHASES
 
 
 def living(state: dict) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .cards import FORCED_COUP_AT
 from .legal import awaiting, exchange_returns, legal_actions
-from .table import restricted
+from .table import restricted, silent
 
 PUBLIC_PENDING = ("actor", "action", "target", "claim", "paid", "block", "challenger",
                   "revealer", "on_trial")
@@ -53,6 +53,8 @@ def build_view(state: dict, seat: int | None) -> dict:
         "window": dict(window, eligible=list(window["eligible"]), answered=list(window["answered"]))
         if window else None,
         "losing": state["losers"][0] if phase == "lose" else None,
+        # A silent challenge/block window is open: one countdown on every screen, no Allow to tap.
+        "silent": silent(state),
         "match": {"target": state["match"]["target"], "wins": list(state["match"]["wins"]),
                   "round": state["match"]["round"]},
         "variants": {"inquisitor": state["options"]["inquisitor"],

@@ -81,8 +81,23 @@ def action_choice(view: dict, known: dict, rng: random.Random) -> dict:
     return rng.choice(pick(legal, "equip") or legal)
 
 
-def heuristic(view: dict, rng: random.Random) -> dict:
-    """One of ``view['legal']``, chosen from this seat's view only."""
+def window_choice(view: dict, known: dict) -> dict | None:
+    """A silent window: shield a friend (or oneself) from a Shoot with a Restraining Order, else let it pass."""
+    pending = view["pending"] or {}
+    shielding = [a for a in view["legal"] if a.get("card") == "restraining_order"]
+    target = pending.get("target")
+    if shielding and pending.get("when") == "shoot" and target is not None and (
+            target == view["seat"] or suspicion(view, known, target) <= -5):
+        return shielding[0]
+    return None
+
+
+def heuristic(view: dict, rng: random.Random) -> dict | None:
+    """One of ``view['legal']``, chosen from this seat's view only.
+
+    In a silent window (``view["silent"]``) it returns a play when it wants one, or None to
+    let the window pass; everywhere else always a legal action.
+    """
     legal = view["legal"]
     phase = view["phase"]
     me = view["seat"]
@@ -100,13 +115,7 @@ def heuristic(view: dict, rng: random.Random) -> dict:
             return pick(legal, "end_turn")[0]
         return rng.choice([a for a in aims if suspicion(view, known, a["target"]) == best])
     if phase == "respond":
-        pending = view["pending"] or {}
-        shielding = [a for a in legal if a.get("card") == "restraining_order"]
-        target = pending.get("target")
-        if shielding and pending.get("when") == "shoot" and target is not None and (
-                target == me or suspicion(view, known, target) <= -5):
-            return shielding[0]
-        return pick(legal, "pass")[0] if pick(legal, "pass") else legal[0]
+        return window_choice(view, known)
     if phase == "bribe":
         return {"type": "swap", "card": None} if {"type": "swap", "card": None} in legal else legal[0]
     return rng.choice(legal) if phase == "arrange" else legal[0]

@@ -50,12 +50,16 @@ class GoodCopBadCop(BaseEngine):
     max_players = 8
 
     def option_specs(self) -> list[dict]:
-        """First player (random if empty) and the seed's optional Bribe card."""
+        """First player (random if empty), the seed's optional Bribe card, the silent window's countdown."""
         return [
             {"key": "first_player", "kind": "seat", "default": None, "label": N_("First player"),
              "help": N_("Empty: chosen at random.")},
             {"key": "bribe", "kind": "bool", "default": False, "label": N_("Add the Bribe card"),
              "help": N_("Investigate a card and you may swap it with one of your own.")},
+            {"key": "window_seconds", "kind": "int", "default": rules.WINDOW_SECONDS, "min": 2, "max": 20,
+             "label": N_("Silent window countdown (seconds)"),
+             "help": N_("After an Investigate, on a Shoot and at the end of each turn every screen shows "
+                        "this countdown; whoever holds a playable card may play it before it ends.")},
         ]
 
     def setup(self, players: int, options: dict, seed: int) -> State:
@@ -114,8 +118,12 @@ class GoodCopBadCop(BaseEngine):
         """The open timed window (equipment interrupt, pending choice, arrangement)."""
         return rules.window_id(state)
 
+    def countdown(self, state: State) -> int | None:
+        """An equipment window is silent: its own countdown (``window_seconds``); None otherwise."""
+        return rules.countdown(state)
+
     def on_timeout(self, state: State) -> State:
-        """Expiry: 'pass' for every unanswered seat, or the first listed choice."""
+        """Expiry: a silent window closes with no card played; a pending choice takes its first option."""
         new = fast_copy(state)
         rules.timeout(new)
         return new

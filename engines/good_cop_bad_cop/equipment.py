@@ -112,8 +112,9 @@ def play(state: State, seat: int, action: dict, frame: dict) -> None:
             # Seed rule: after a card answers a Shoot, the shooter may shoot or act otherwise.
             rules.push(state, "action", seat=frame["seat"])
         else:
+            # ("answered": a key of windows in states saved before windows were silent.)
             data = {k: v for k, v in frame.items() if k not in ("kind", "id", "answered")}
-            rules.push(state, "window", answered=[], **data)
+            rules.push(state, "window", **data)
     resolve(state, seat, action, frame)
 
 

@@ -3,6 +3,11 @@
 The top frame of ``state["stack"]`` says who must answer now. A turn starts as
 [end window, aim, action]; actions push what they need (a reveal, a keep, a window)
 on top, and ``advance`` pops frames that have nothing left to ask.
+
+Equipment windows (after an Investigate, on a Shoot, at the end of a turn) are silent:
+nobody is awaited and nobody taps Pass; a living seat's legal actions there are only the
+plays of its own equipment. A window closes when its countdown ends (``timeout``) or
+when a card is played in it (a fresh window frame follows where the rules say).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from .cards import AGENT, CROOKED, HONEST, KINGPIN, LEADERS, permutations, team_
 
 # Frames the table timer applies to (everything but the active player's own phases).
 TIMED = {"arrange", "window", "reveal", "audit", "keep", "bribe", "redirect"}
+# The default of the ``window_seconds`` option (states saved before the option existed use it).
+WINDOW_SECONDS = 4
 
 
 def log(state: State, event: str, **params) -> None:
@@ -98,7 +105,7 @@ def start_turn(state: State, seat: int) -> None:
     state["turn"] = seat
     state["no_arm"] = None
     state["stack"] = []
-    push(state, "window", when="end", seat=seat, answered=[])
+    push(state, "window", when="end", seat=seat)
     push(state, "aim", seat=seat)
     push(state, "action", seat=seat)
     log(state, "turn", seat=seat)
@@ -124,7 +131,8 @@ def vacuous(state: State, frame: dict) -> bool:
     if kind == "arrange":
         return all(p["arranged"] for p in state["players"])
     if kind == "window":
-        return not window_awaiting(state, frame)
+        # Silent: a window lasts its countdown whoever holds what (never skipped for want of a card).
+        return False
     if kind == "audit":
         return not [s for s in frame["seats"] if state["players"][s]["alive"] and face_down(state, s)]
     player = state["players"][frame["seat"]]
@@ -140,7 +148,7 @@ def vacuous(state: State, frame: dict) -> bool:
 
 
 def close(state: State, frame: dict) -> None:
-    """What happens when a frame is done (a window where everybody passed)."""
+    """What happens when a frame is done (a window whose countdown ended with no card played)."""
     if frame["kind"] == "arrange":
         start_turn(state, state["turn"])
     elif frame["kind"] == "window" and frame["when"] == "shoot":
@@ -174,11 +182,6 @@ def advance(state: State) -> None:
     raise RuntimeError("advance did not settle")
 
 
-def window_awaiting(state: State, frame: dict) -> list[int]:
-    """Every living seat that has not answered the window (holders or not, alike)."""
-    return [s for s in living(state) if s not in frame["answered"]]
-
-
 def awaiting(state: State) -> set[int]:
     """The seats the game waits for now."""
     frame = top(state)
@@ -188,7 +191,7 @@ def awaiting(state: State) -> set[int]:
     if kind == "arrange":
         return {s for s, p in enumerate(state["players"]) if not p["arranged"]}
     if kind == "window":
-        return set(window_awaiting(state, frame))
+        return set()  # a silent window: nobody must answer, it closes when its countdown ends
     if kind == "audit":
         return {s for s in frame["seats"] if state["players"][s]["alive"] and face_down(state, s)}
     return {frame["seat"]}
@@ -200,6 +203,19 @@ def window_id(state: State) -> str | None:
     if frame is None or state["result"] is not None or frame["kind"] not in TIMED:
         return None
     return f"{frame['id']}:{frame.get('when', frame['kind'])}"
+
+
+def silent(state: State) -> bool:
+    """Whether a silent equipment window is open (every window is: the rules' Equipment section)."""
+    frame = top(state)
+    return frame is not None and state["result"] is None and frame["kind"] == "window"
+
+
+def countdown(state: State) -> int | None:
+    """The seconds of the open silent window's own countdown (the ``window_seconds`` option), or None."""
+    if not silent(state):
+        return None
+    return state["options"].get("window_seconds", WINDOW_SECONDS)
 
 
 def redirect_targets(state: State, frame: dict) -> list[int]:
@@ -271,7 +287,7 @@ def is_awaited(state: State, frame: dict, seat: int) -> bool:
     if kind == "arrange":
         return not player["arranged"]
     if kind == "window":
-        return player["alive"] and seat not in frame["answered"]
+        return False  # nobody is awaited in a silent window (holders may still play)
     if kind == "audit":
         return seat in frame["seats"] and player["alive"] and not all(player["up"])
     return frame["seat"] == seat
@@ -280,10 +296,15 @@ def is_awaited(state: State, frame: dict, seat: int) -> bool:
 def legal_actions(state: State, seat: int) -> list[dict]:
     """Every concrete action ``seat`` may take now."""
     frame = top(state)
-    if state["result"] is not None or frame is None or not is_awaited(state, frame, seat):
+    if state["result"] is not None or frame is None:
         return []
     kind = frame["kind"]
     player = state["players"][seat]
+    if kind == "window":
+        # Silent: only the real plays of a living seat's equipment; nobody taps Pass.
+        return equipment.plays(state, seat, frame["when"], frame) if player["alive"] else []
+    if not is_awaited(state, frame, seat):
+        return []
     if kind == "arrange":
         # One button per distinct row: orders that only swap identical cards are the same row.
         rows: dict[tuple, list[int]] = {}
@@ -294,8 +315,6 @@ def legal_actions(state: State, seat: int) -> list[dict]:
         return action_moves(state, seat) + equipment.plays(state, seat, "own", frame)
     if kind == "aim":
         return aim_moves(state, seat) + equipment.plays(state, seat, "own", frame)
-    if kind == "window":
-        return [{"type": "pass"}] + equipment.plays(state, seat, frame["when"], frame)
     if kind in ("reveal", "audit"):
         return [{"type": "reveal", "card": i} for i in face_down(state, seat)]
     if kind == "keep":
@@ -329,8 +348,6 @@ def apply(state: State, seat: int, action: dict) -> None:
         if kind_of == "aim":
             state["players"][seat]["aim"] = action["target"]
             log(state, "aim", seat=seat, target=action["target"])
-    elif kind == "window":
-        frame["answered"].append(seat)
     elif kind == "reveal":
         state["stack"].pop()
         reveal_card(state, seat, action["card"])
@@ -370,7 +387,7 @@ def take_action(state: State, seat: int, action: dict) -> None:
         log(state, "investigate", seat=seat, target=action["target"], card=action["card"])
         learn(state, seat, action["target"], action["card"], "investigate")
         push(state, "window", when="investigate", seat=seat, target=action["target"],
-             card=action["card"], answered=[])
+             card=action["card"])
     elif kind == "equip":
         log(state, "equip", seat=seat)
         push(state, "reveal", seat=seat, why="equip")
@@ -382,16 +399,17 @@ def take_action(state: State, seat: int, action: dict) -> None:
         push(state, "reveal", seat=seat, why="arm")
     elif kind == "shoot":
         log(state, "shoot", seat=seat, target=player["aim"])
-        push(state, "window", when="shoot", seat=seat, target=player["aim"], answered=[])
+        push(state, "window", when="shoot", seat=seat, target=player["aim"])
 
 
 def timeout(state: State) -> None:
-    """The timer ran out: 'pass' for every unanswered seat, or the first choice listed."""
+    """The countdown or timer ran out: a silent window closes unanswered, a choice takes its first option."""
     frame = top(state)
     if frame is None or window_id(state) is None:
         raise IllegalAction("no response window is open")
     if frame["kind"] == "window":
-        frame["answered"] = list(living(state))
+        state["stack"].pop()
+        close(state, frame)
         advance(state)
         return
     if frame["kind"] == "arrange":

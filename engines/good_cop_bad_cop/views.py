@@ -66,5 +66,7 @@ def view(state: State, seat: int | None) -> dict:
         "pending": pending(state),
         "playable": sorted({a["card"] for a in legal if a["type"] == "play"}),
         "window": rules.window_id(state),
+        # A silent equipment window is open: every screen shows the same countdown, nobody taps Pass.
+        "silent": rules.silent(state),
         "reveal": outcome["reveal"] if outcome else None,
     }

@@ -16,18 +16,65 @@ from engines.simulate import play_bots
 ENGINE_NAMES = sorted(ENGINES)
 
 
+def silent_variant(engine) -> dict | None:
+    """The options with silent windows on, where the game makes them a table option."""
+    if any(spec["key"] == "silent_windows" for spec in engine.option_specs()):
+        return dict(engine.default_options(), silent_windows=True)
+    return None
+
+
 @pytest.mark.parametrize("name", ENGINE_NAMES)
 def test_bots_only_ever_make_legal_moves(name):
-    # BaseEngine.apply refuses anything not in legal_actions, so a full game is the check.
+    # BaseEngine.apply refuses anything not in legal_actions, so a full game is the check;
+    # play_bots refuses a None outside a silent window.
     engine = ENGINES[name]
     games = 0
-    for players in range(engine.min_players, engine.max_players + 1):
-        for seed in range(25):
-            bots = ["heuristic" if (seat + seed) % 2 else "random" for seat in range(players)]
-            state, _ = play_bots(engine, players, engine.default_options(), seed, bots)
-            assert engine.outcome(state) is not None
-            games += 1
+    variants = [(engine.default_options(), 25)]
+    if silent_variant(engine) is not None:
+        variants.append((silent_variant(engine), 10))
+    for options, seeds in variants:
+        for players in range(engine.min_players, engine.max_players + 1):
+            for seed in range(seeds):
+                bots = ["heuristic" if (seat + seed) % 2 else "random" for seat in range(players)]
+                state, _ = play_bots(engine, players, options, seed, bots)
+                assert engine.outcome(state) is not None
+                games += 1
     assert games >= 75
+
+
+class Recorder:
+    """An engine wrapper that records what play_bots does (moves and expiries)."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.trace: list = []
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def apply(self, state, seat, action):
+        self.trace.append(("move", seat, action, self.engine.countdown(state)))
+        return self.engine.apply(state, seat, action)
+
+    def on_timeout(self, state):
+        self.trace.append(("expire", self.engine.window(state), self.engine.countdown(state)))
+        return self.engine.on_timeout(state)
+
+
+@pytest.mark.parametrize("name", ["good_cop_bad_cop", "coup"])
+def test_play_bots_lets_silent_windows_pass_and_is_deterministic(name):
+    engine = ENGINES[name]
+    options = silent_variant(engine) or engine.default_options()
+    players = engine.min_players + 2
+    bots = ["heuristic"] * players
+    first, second = Recorder(engine), Recorder(engine)
+    state_a, moves_a = play_bots(first, players, options, 4, bots)
+    state_b, moves_b = play_bots(second, players, options, 4, bots)
+    assert first.trace == second.trace and moves_a == moves_b
+    assert engine.encode(state_a) == engine.encode(state_b)
+    # Silent windows were open and closed by expiry when no bot wanted to answer; nobody passed.
+    assert any(entry[0] == "expire" and entry[2] is not None for entry in first.trace)
+    assert not any(entry[2]["type"] in ("pass", "allow") for entry in first.trace if entry[0] == "move")
 
 
 @pytest.mark.parametrize("name", ENGINE_NAMES)
@@ -60,6 +107,15 @@ def test_simulate_prints_rates_and_a_json_last_line():
     again = StringIO()
     call_command("simulate", "inside_job", "--players", "5", "--games", "20", "--seed", "3", stdout=again)
     assert json.loads(again.getvalue().strip().splitlines()[-1])["team_win_rate"] == report["team_win_rate"]
+
+
+@pytest.mark.parametrize("name,players,options", [("good_cop_bad_cop", 5, []),
+                                                  ("coup", 4, ["--option", "silent_windows=true"])])
+def test_simulate_runs_games_with_silent_windows(name, players, options):
+    out = StringIO()
+    call_command("simulate", name, "--players", str(players), "--games", "5", "--seed", "2", *options, stdout=out)
+    report = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert report["games"] == 5 and report["average_moves"] > 0
 
 
 def test_simulate_refuses_bad_arguments():

@@ -46,8 +46,7 @@ def test_engines_import_no_django():
 @pytest.mark.parametrize("name", ENGINE_NAMES)
 def test_random_games_end_replay_and_round_trip(name):
     engine = get_engine(name)
-    options = engine.default_options()
-    for players in player_counts(engine):
+    for options, players in [(o, p) for o in option_variants(engine) for p in player_counts(engine)]:
         for seed in (1, 2):
             state, moves = play_random(engine, players, options, seed * 1000 + players)
             outcome = engine.outcome(state)
@@ -73,6 +72,7 @@ def test_views_legal_and_json_round_trip_during_play(name):
         for seat in [None, *range(players)]:
             assert engine.view(decoded, seat) == assert_view_ok(engine, state, seat)
         assert engine.awaiting(state) == set(engine.view(state, None)["awaiting"])
+        assert_countdown_ok(engine, state)
         movers = [s for s in range(players) if engine.legal_actions(state, s)]
         if not movers:
             state = engine.on_timeout(state)
@@ -82,6 +82,51 @@ def test_views_legal_and_json_round_trip_during_play(name):
         state2 = engine.apply(state, seat, rng.choice(engine.legal_actions(state, seat)))
         assert engine.encode(state) == before, "apply mutated its input"
         state = state2
+
+
+def option_variants(engine) -> list[dict]:
+    """The default options, plus silent windows where the game makes them a table option."""
+    variants = [engine.default_options()]
+    if any(spec["key"] == "silent_windows" for spec in engine.option_specs()):
+        variants.append(dict(engine.default_options(), silent_windows=True))
+    return variants
+
+
+def assert_countdown_ok(engine, state) -> int | None:
+    """``countdown`` is None without a window, else None or a positive int; a silent window awaits nobody."""
+    window = engine.window(state)
+    seconds = engine.countdown(state)
+    if window is None:
+        assert seconds is None, f"countdown {seconds!r} without a window"
+    else:
+        assert seconds is None or (type(seconds) is int and seconds > 0), f"bad countdown {seconds!r}"
+    if seconds is not None:
+        # A silent window: nobody must answer; it closes by on_timeout when the countdown ends.
+        assert engine.awaiting(state) == set() and engine.view(state, None)["awaiting"] == []
+    return seconds
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_countdown_is_a_positive_int_or_none_and_only_with_a_window(name):
+    engine = get_engine(name)
+    for options in option_variants(engine):
+        for players in player_counts(engine):
+            rng = random.Random(players)
+            state = engine.setup(players, options, 300 + players)
+            for _ in range(3000):
+                assert_countdown_ok(engine, state)
+                if engine.outcome(state) is not None:
+                    break
+                movers = [s for s in range(players) if engine.legal_actions(state, s)]
+                # Windows sometimes expire with moves available (a silent window is let pass).
+                if engine.window(state) is not None and (not movers or rng.random() < 0.3):
+                    state = engine.on_timeout(state)
+                    continue
+                seat = rng.choice(movers)
+                state = engine.apply(state, seat, rng.choice(engine.legal_actions(state, seat)))
+            else:
+                raise AssertionError(f"{name}: a random game with {players} players did not end")
+            assert engine.countdown(state) is None
 
 
 @pytest.mark.parametrize("name", ENGINE_NAMES)

@@ -27,7 +27,7 @@ def test_a_quiet_phone_shows_as_asleep_on_the_board_and_the_phones(table_with):
     board = people[0].get(f"/t/{table.code}/board/").content.decode()
     assert 'data-test="asleep"' not in board
     # P3's phone goes quiet: no request, no socket, for longer than the presence mark lasts.
-    cache.delete(f"presence:{table.pk}:{people[2].player.pk}")
+    cache.delete(f"presence:{table.pk}:p{people[2].player.pk}")
     board = people[0].get(f"/t/{table.code}/board/").content.decode()
     assert "P3" in _asleep(board) and "P1" not in _asleep(board)
     phone = people[1].get(f"/t/{table.code}/").content.decode()

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from gameplay.models import GameSeat
-from lobby.models import CODE_ALPHABET, Player, Seat, Table
+from lobby.models import CODE_ALPHABET, Player, Table
 from tests.conftest import Guest, start
 
 pytestmark = pytest.mark.django_db
@@ -96,28 +96,6 @@ def test_guest_who_signs_up_keeps_seat_and_history(table_with):
     assert guest.get(f"/t/{table.code}/").content.decode().count('data-test="role"') == 0
     guest.post("/login/", {"username": "dana", "password": "a-long-Passw0rd!"})
     assert 'data-test="role"' in guest.get(f"/t/{table.code}/").content.decode()
-
-
-def test_one_time_seat_link_hands_a_seat_to_a_new_device(table_with, client):
-    table, people = table_with(5)
-    start(table, people[0])
-    seat = Seat.objects.get(table=table, player=people[2].player)
-    response = people[0].post(f"/t/{table.code}/seat-link/", {"seat": seat.pk})
-    url = re.search(r'data-test="seat-link">(http[^<]+)<', response.content.decode()).group(1)
-    path = "/" + url.split("/", 3)[3]
-    new_phone = client
-    assert new_phone.get(path).status_code == 302
-    before = people[2].get(f"/t/{table.code}/").content.decode()
-    after = new_phone.get(f"/t/{table.code}/").content.decode()
-    role = re.search(r'data-test="role"[^>]*>(.*?)<', before, re.S).group(1)
-    assert re.search(r'data-test="role"[^>]*>(.*?)<', after, re.S).group(1) == role
-    assert new_phone.get(path).status_code == 404  # one time only
-
-
-def test_seat_link_only_from_the_host(table_with):
-    table, people = table_with(5)
-    seat = Seat.objects.get(table=table, player=people[2].player)
-    assert people[1].post(f"/t/{table.code}/seat-link/", {"seat": seat.pk}).status_code == 403
 
 
 def test_guests_are_separate_browsers(db):

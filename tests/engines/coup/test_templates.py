@@ -92,6 +92,7 @@ def test_every_log_event_has_a_sentence():
 def test_rules_page_renders_with_rulings_marked():
     html = render_to_string("games/coup/rules.html", {})
     assert html.count('<mark class="ruling">') >= 8
+    assert "Silent challenge and block windows" in html and "“Wait”" in html
 
 
 def test_html_does_not_depend_on_what_the_viewer_cannot_know():

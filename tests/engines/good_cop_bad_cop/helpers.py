@@ -39,13 +39,12 @@ def play(state, seat, action):
     return ENGINE.apply(state, seat, action)
 
 
-def pass_all(state):
-    """Everyone awaited in the open window passes."""
+def expire(state):
+    """The open silent window's countdown ends with no card played (nobody taps Pass)."""
     frame = rules.top(state)
     assert frame["kind"] == "window", frame
-    for seat in sorted(ENGINE.awaiting(state)):
-        state = play(state, seat, {"type": "pass"})
-    return state
+    assert ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == state["options"]["window_seconds"]
+    return ENGINE.on_timeout(state)
 
 
 def phase(state):

@@ -11,7 +11,11 @@ heuristic = BOTS["heuristic"]
 
 
 def play_game(players, seed, policy_of):
-    """One game; ``policy_of(state, seat)`` gives the policy of a seat. Returns the final state."""
+    """One game; ``policy_of(state, seat)`` gives the policy of a seat. Returns the final state.
+
+    In a silent window the seats that may play are asked in turn; a bot may return None
+    (let the window pass) there, and when nobody plays the countdown ends.
+    """
     rng = random.Random(seed)
     state = ENGINE.setup(players, {}, seed)
     start_teams = None
@@ -20,12 +24,26 @@ def play_game(players, seed, policy_of):
             return state, start_teams
         if start_teams is None and rules.top(state)["kind"] != "arrange":
             start_teams = rules.teams(state)
-        movers = sorted(ENGINE.awaiting(state))
-        seat = rng.choice(movers)
-        view = ENGINE.view(state, seat)
-        action = policy_of(state, seat)(view, rng)
-        assert action in view["legal"]
-        state = ENGINE.apply(state, seat, action)
+        silent = ENGINE.countdown(state) is not None
+        movers = [s for s in range(players) if ENGINE.legal_actions(state, s)]
+        if silent:
+            assert ENGINE.awaiting(state) == set()
+            asked = rng.sample(movers, len(movers))
+        else:
+            assert movers == sorted(ENGINE.awaiting(state))
+            asked = [rng.choice(movers)]
+        for seat in asked:
+            view = ENGINE.view(state, seat)
+            assert view["silent"] is silent
+            action = policy_of(state, seat)(view, rng)
+            if action is None:
+                assert silent, "a bot may let only a silent window pass"
+                continue
+            assert action in view["legal"]
+            state = ENGINE.apply(state, seat, action)
+            break
+        else:
+            state = ENGINE.on_timeout(state)
     raise AssertionError("game did not end")
 
 
@@ -60,3 +78,21 @@ def test_heuristic_team_beats_a_random_team():
         rates.append(smart)
     # Averaged over both sides a random team wins half the time; the per-side baseline is noisy.
     assert sum(rates) / 2 > 0.7
+
+
+def test_heuristic_in_a_silent_window_plays_a_card_or_lets_it_pass():
+    from tests.engines.good_cop_bad_cop.helpers import five, play
+
+    # A Shoot at itself: the Restraining Order holder plays it.
+    state = play(five(hands=[[], ["restraining_order"], [], [], []], guns={0: 1}), 0, {"type": "shoot"})
+    view = ENGINE.view(state, 1)
+    assert view["silent"] and heuristic(view, random.Random(1)) == {"type": "play", "card": "restraining_order"}
+    # Nothing it wants to play (or nothing at all): None lets the window pass; never "pass".
+    state = play(five(hands=[[], [], ["coffee"], [], []]), 0, {"type": "investigate", "target": 1, "card": 0})
+    for seat in range(5):
+        view = ENGINE.view(state, seat)
+        assert view["silent"] and heuristic(view, random.Random(seat)) is None
+    # Outside a window the heuristic always answers with a legal action.
+    state = ENGINE.on_timeout(state)
+    view = ENGINE.view(state, 0)
+    assert not view["silent"] and heuristic(view, random.Random(2)) in view["legal"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engines.good_cop_bad_cop import ENGINE, rules
-from tests.engines.good_cop_bad_cop.helpers import A, C, H, K, five, make, pass_all, phase, play
+from tests.engines.good_cop_bad_cop.helpers import A, C, H, K, expire, five, make, phase, play
 
 
 def holding(seat, card, n=5):
@@ -127,7 +127,7 @@ def test_card_answering_a_shoot_lets_the_shooter_still_shoot():
     state = play(state, 0, {"type": "shoot"})
     state = play(state, 4, {"type": "play", "card": "smoke_grenade"})
     assert phase(state) == "action" and {"type": "shoot"} in ENGINE.legal_actions(state, 0)
-    state = pass_all(play(state, 0, {"type": "shoot"}))
+    state = expire(play(state, 0, {"type": "shoot"}))
     assert not state["players"][3]["alive"]
 
 
@@ -212,8 +212,8 @@ def test_surveillance_camera_after_an_investigate_turns_that_card_face_up():
     state = play(state, 4, {"type": "play", "card": "surveillance_camera"})
     assert state["players"][1]["up"] == [True, False, False]
     assert ENGINE.view(state, None)["cards"][1][0] == {"name": K, "face_up": True}
-    # The window opens again (a new id) for further answers.
-    assert phase(state) == "respond" and ENGINE.awaiting(state) == {0, 1, 2, 3, 4}
+    # The window opens again (a new id, a fresh countdown) for further cards; nobody is awaited.
+    assert phase(state) == "respond" and ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == 4
 
 
 def test_surveillance_camera_not_in_the_end_window():
@@ -235,7 +235,7 @@ def test_taser_only_on_own_turn_before_acting():
     state = play(state, 0, {"type": "investigate", "target": 2, "card": 0})
     assert not plays_of(state, 3, "taser")
     state = five(hands=holding(0, "taser"), guns={2: 1})
-    state = pass_all(play(state, 0, {"type": "investigate", "target": 2, "card": 0}))
+    state = expire(play(state, 0, {"type": "investigate", "target": 2, "card": 0}))
     assert not plays_of(state, 0, "taser")
 
 
@@ -277,6 +277,40 @@ def test_nobody_may_play_while_a_hand_limit_choice_is_pending():
     state = play(state, 0, {"type": "equip"})
     assert ENGINE.legal_actions(state, 1) == []
     assert all(a["type"] == "keep" for a in ENGINE.legal_actions(state, 0))
+
+
+def test_silent_windows_look_the_same_whoever_holds_a_playable_card():
+    # Who holds a card that fits the window (or any card at all) changes nothing on the board
+    # or on the phone of anyone who holds none: no Pass prompt, nobody awaited, one countdown.
+    holdings = [
+        [[], [], [], [], []],
+        [[], [], [], ["coffee"], []],
+        [[], [], ["restraining_order"], [], []],
+        [[], ["surveillance_camera"], [], [], ["k9_unit"]],
+        [[], ["smoke_grenade"], ["truth_serum"], ["wiretap"], ["polygraph"]],
+    ]
+    openers = {
+        "investigate": lambda s: play(s, 0, {"type": "investigate", "target": 1, "card": 0}),
+        "shoot": lambda s: play(s, 0, {"type": "shoot"}),
+        "end": lambda s: to_end_window(s, 0),
+    }
+    for when, opener in openers.items():
+        states = [opener(five(hands=hands, guns={0: 3}, deck=["taser", "coffee"])) for hands in holdings]
+        for state in states:
+            assert ENGINE.view(state, None)["pending"]["when"] == when
+            assert ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == 4
+            assert ENGINE.view(state, None)["silent"] is True
+            assert not any(a["type"] == "pass" for s in range(5) for a in ENGINE.legal_actions(state, s))
+        for seat in (None, 0, 1, 2, 3, 4):
+            # Compare the variants where this seat holds nothing (the board always).
+            empty = [st for st, hands in zip(states, holdings, strict=True)
+                     if seat is None or not hands[seat]]
+            views = [ENGINE.view(st, seat) for st in empty]
+            assert all(v == views[0] for v in views), (when, seat)
+            assert len({ENGINE.window(st) for st in empty}) == 1
+            # And when the countdown ends unanswered, the table goes on the same way.
+            after = [ENGINE.view(ENGINE.on_timeout(st), seat) for st in empty]
+            assert all(v == after[0] for v in after), (when, seat)
 
 
 def test_windows_never_reveal_who_holds_equipment():

@@ -53,7 +53,12 @@ def check_invariants(state):
         assert len(p["cards"]) == len(p["up"])
     if ENGINE.outcome(state) is None:
         assert not any(rules.team_of(p["cards"], False) == "both" for p in players)
-        assert ENGINE.awaiting(state)
+        if frame["kind"] == "window":
+            # Silent: nobody awaited, no Pass, only real plays; its own countdown.
+            assert ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == state["options"]["window_seconds"]
+            assert all(a["type"] == "play" for s in range(n) for a in ENGINE.legal_actions(state, s))
+        else:
+            assert ENGINE.awaiting(state) and ENGINE.countdown(state) is None
         if frame["kind"] != "arrange":
             assert ENGINE.awaiting(state) <= set(rules.living(state))
 
@@ -109,6 +114,40 @@ def test_views_do_not_change_when_hidden_information_is_permuted(players, seed):
         for seat in [None, *range(players)]:
             other = permute_hidden(state, seat, rng)
             assert ENGINE.view(other, seat) == ENGINE.view(state, seat)
+
+
+def redeal_equipment(state, seat, rng):
+    """Give the equipment ``seat`` cannot see to other living seats (none or one each) and the deck, at random."""
+    new = json.loads(json.dumps(state))
+    players = new["players"]
+    others = [s for s, p in enumerate(players) if s != seat and p["alive"]]
+    pool = [c for s in others for c in players[s]["hand"]] + new["deck"]
+    rng.shuffle(pool)
+    for s in others:
+        k = rng.choice((0, 1)) if pool else 0
+        players[s]["hand"], pool = pool[:k], pool[k:]
+    new["deck"] = pool
+    return new
+
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.integers(4, 8), seed=st.integers(0, 10**6))
+def test_silent_windows_do_not_depend_on_who_holds_equipment(players, seed):
+    # Not just shuffled hands: who holds a card at all (and so who could play into the window)
+    # changes nothing on the board or on any other seat's phone.
+    rng = random.Random(seed)
+    windows = 0
+    for state in random_states(players, seed, steps=300):
+        if ENGINE.outcome(state) is not None or not ENGINE.view(state, None)["silent"]:
+            continue
+        windows += 1
+        for seat in [None, *range(players)]:
+            view = ENGINE.view(state, seat)
+            for _ in range(3):
+                other = redeal_equipment(state, seat, rng)
+                assert ENGINE.view(other, seat) == view
+                assert ENGINE.awaiting(other) == set() and ENGINE.countdown(other) == ENGINE.countdown(state)
+                assert ENGINE.window(other) == ENGINE.window(state)
 
 
 def test_board_view_never_names_a_face_down_card():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engines.base import IllegalAction
+from engines.base import IllegalAction, OptionError
 from engines.good_cop_bad_cop import ENGINE, rules
 from engines.good_cop_bad_cop.cards import GUNS, SIDE_CARDS, equipment_deck
-from tests.engines.good_cop_bad_cop.helpers import A, C, H, K, five, pass_all, phase, play
+from tests.engines.good_cop_bad_cop.helpers import A, C, H, K, expire, five, phase, play
 
 
 @pytest.mark.parametrize("n", range(4, 9))
@@ -82,17 +82,38 @@ def test_investigate_is_private_to_the_investigator_and_public_as_a_fact():
     assert ENGINE.view(state, 2)["cards"][1][0] == {"name": None, "face_up": False}
 
 
-def test_investigate_window_awaits_every_living_seat_and_expiry_passes():
+def test_investigate_window_is_silent_and_closes_when_its_countdown_ends():
     state = five(hands=[["coffee"], [], [], [], []])
     state = play(state, 0, {"type": "investigate", "target": 2, "card": 1})
-    assert phase(state) == "respond" and ENGINE.awaiting(state) == {0, 1, 2, 3, 4}
-    # Holders and non-holders get the same prompt: a pass button for everyone.
-    assert all({"type": "pass"} in ENGINE.legal_actions(state, s) for s in range(5))
-    wid = ENGINE.window(state)
-    state = play(state, 3, {"type": "pass"})
-    assert ENGINE.awaiting(state) == {0, 1, 2, 4} and ENGINE.window(state) == wid
+    # Nobody is awaited and nobody taps Pass: only the holder has a (real) move.
+    assert phase(state) == "respond" and ENGINE.awaiting(state) == set()
+    assert ENGINE.countdown(state) == 4 and ENGINE.view(state, None)["silent"] is True
+    assert ENGINE.legal_actions(state, 0) == [{"type": "play", "card": "coffee"}]
+    assert all(ENGINE.legal_actions(state, s) == [] for s in range(1, 5))
+    for seat in range(5):
+        with pytest.raises(IllegalAction):
+            play(state, seat, {"type": "pass"})
     state = ENGINE.on_timeout(state)
     assert phase(state) == "aim" and ENGINE.window(state) is None
+    assert ENGINE.countdown(state) is None and ENGINE.view(state, 0)["silent"] is False
+
+
+def test_window_seconds_option_sets_the_countdown_of_every_window_only():
+    assert ENGINE.default_options()["window_seconds"] == 4
+    spec = next(o for o in ENGINE.option_specs() if o["key"] == "window_seconds")
+    assert (spec["kind"], spec["min"], spec["max"]) == ("int", 2, 20)
+    for bad in (1, 21, True, 4.0):
+        with pytest.raises(OptionError):
+            ENGINE.validate_options({"window_seconds": bad}, 5)
+    state = ENGINE.setup(5, {"window_seconds": 9, "first_player": 0}, 3)
+    assert ENGINE.window(state) == "0:arrange" and ENGINE.countdown(state) is None
+    state = ENGINE.on_timeout(state)
+    assert phase(state) == "action" and ENGINE.countdown(state) is None
+    state = play(state, 0, {"type": "investigate", "target": 1, "card": 0})
+    assert ENGINE.countdown(state) == 9
+    state = ENGINE.on_timeout(state)
+    state = play(state, 0, {"type": "end_turn"})
+    assert ENGINE.view(state, None)["pending"]["when"] == "end" and ENGINE.countdown(state) == 9
 
 
 def test_equip_draws_then_keeps_one_then_reveals_a_card():
@@ -141,7 +162,7 @@ def test_aim_changes_only_in_the_aim_phase():
     state = five(guns={0: 1})
     assert not any(a["type"] == "aim" for a in ENGINE.legal_actions(state, 0))
     state = play(state, 0, {"type": "investigate", "target": 2, "card": 0})
-    state = pass_all(state)
+    state = expire(state)
     assert {"type": "aim", "target": 4} in ENGINE.legal_actions(state, 0)
     assert {"type": "end_turn"} in ENGINE.legal_actions(state, 0)
     state = play(state, 0, {"type": "aim", "target": 4})
@@ -152,7 +173,7 @@ def test_shot_player_reveals_all_and_is_eliminated_losing_equipment_and_gun():
     state = five(hands=[[], [], ["coffee"], [], []], guns={0: 2, 2: 1}, deck=["taser"])
     state = play(state, 0, {"type": "shoot"})
     assert phase(state) == "respond" and ENGINE.view(state, None)["pending"]["when"] == "shoot"
-    state = pass_all(state)
+    state = expire(state)
     p2 = state["players"][2]
     assert not p2["alive"] and p2["up"] == [True, True, True] and p2["hand"] == []
     assert state["deck"] == ["taser", "coffee"] and state["guns_left"] == 3
@@ -162,7 +183,7 @@ def test_shot_player_reveals_all_and_is_eliminated_losing_equipment_and_gun():
 
 def test_leader_survives_the_first_shot_wounded_and_draws_equipment():
     state = five(guns={0: 1}, deck=["coffee", "taser"])
-    state = pass_all(play(state, 0, {"type": "shoot"}))
+    state = expire(play(state, 0, {"type": "shoot"}))
     kingpin = state["players"][1]
     assert kingpin["alive"] and kingpin["wounded"] and kingpin["up"] == [True, True, True]
     assert phase(state) == "keep" and ENGINE.awaiting(state) == {1}
@@ -174,7 +195,7 @@ def test_leader_survives_the_first_shot_wounded_and_draws_equipment():
 def test_second_shot_eliminates_the_kingpin_and_the_honest_team_wins():
     state = five(guns={0: 1})
     state["players"][1]["wounded"] = True
-    state = pass_all(play(state, 0, {"type": "shoot"}))
+    state = expire(play(state, 0, {"type": "shoot"}))
     outcome = ENGINE.outcome(state)
     assert outcome["reason"] == "kingpin_eliminated" and outcome["winners"] == [0, 2, 4]
     assert ENGINE.legal_actions(state, 0) == [] and ENGINE.awaiting(state) == set()
@@ -184,13 +205,13 @@ def test_second_shot_eliminates_the_kingpin_and_the_honest_team_wins():
 def test_agent_eliminated_the_crooked_team_wins_including_the_eliminated():
     state = five(guns={3: 0}, turn=3)
     state["players"][0]["wounded"] = True
-    state = pass_all(play(state, 3, {"type": "shoot"}))
+    state = expire(play(state, 3, {"type": "shoot"}))
     assert ENGINE.outcome(state)["winners"] == [1, 3]
     # An already eliminated crooked player wins with the team too.
     state = five(guns={3: 0}, turn=3)
     state["players"][0]["wounded"] = True
     state["players"][2].update(cards=[C, C, H], alive=False)
-    state = pass_all(play(state, 3, {"type": "shoot"}))
+    state = expire(play(state, 3, {"type": "shoot"}))
     assert ENGINE.outcome(state)["winners"] == [1, 2, 3]
 
 
@@ -198,7 +219,7 @@ def test_shoot_needs_a_living_target_and_a_dead_aim_must_be_changed():
     state = five(guns={0: 2})
     state["players"][2]["alive"] = False
     assert {"type": "shoot"} not in ENGINE.legal_actions(state, 0)
-    state = pass_all(play(state, 0, {"type": "investigate", "target": 3, "card": 0}))
+    state = expire(play(state, 0, {"type": "investigate", "target": 3, "card": 0}))
     assert {"type": "end_turn"} not in ENGINE.legal_actions(state, 0)
 
 
@@ -210,7 +231,7 @@ def test_end_of_turn_window_then_the_next_living_player_clockwise():
     state = play(state, 0, {"type": "reveal", "card": 0})
     state = play(state, 0, {"type": "end_turn"})
     assert ENGINE.view(state, None)["pending"]["when"] == "end"
-    assert ENGINE.awaiting(state) == {0, 2, 3, 4}
+    assert ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == 4
     state = ENGINE.on_timeout(state)
     assert state["turn"] == 2 and phase(state) == "action"
 
@@ -242,9 +263,9 @@ def test_a_card_played_in_a_window_reopens_it_with_a_new_id_for_everyone():
     state = five(hands=[[], [], ["smoke_grenade"], [], []])
     state = play(state, 0, {"type": "investigate", "target": 1, "card": 2})
     first = ENGINE.window(state)
-    state = play(state, 4, {"type": "pass"})
     state = play(state, 2, {"type": "play", "card": "smoke_grenade"})
-    assert ENGINE.window(state) != first and ENGINE.awaiting(state) == {0, 1, 2, 3, 4}
+    assert ENGINE.window(state) != first and ENGINE.awaiting(state) == set()
+    assert ENGINE.countdown(state) == 4 and ENGINE.legal_actions(state, 2) == []
     assert ENGINE.view(state, None)["pending"] == {"kind": "window", "seat": 0, "when": "investigate",
                                                   "target": 1, "card": 2}
 
@@ -272,5 +293,5 @@ def test_wounded_marker_stays_with_the_player_after_the_leader_card_moves():
     state["players"][1]["wounded"] = True
     state["players"][1]["cards"] = [H, C, H]
     state["players"][2]["cards"] = [K, H, C]
-    state = pass_all(play(state, 0, {"type": "shoot"}))
+    state = expire(play(state, 0, {"type": "shoot"}))
     assert not state["players"][1]["alive"] and ENGINE.outcome(state) is None

@@ -97,3 +97,6 @@ def test_rules_page_marks_rulings_and_lists_every_card():
                  "Metal Detector", "Planted Evidence", "Polygraph", "Report Audit", "Restraining Order",
                  "Smoke Grenade", "Surveillance Camera", "Taser", "Truth Serum", "Wiretap", "Bribe"):
         assert name in html
+    # Silent windows: the countdown option, no Pass, Wait for every seat alike.
+    assert "Windows are silent" in html and "countdown" in html and "“Wait”" in html
+    assert "Silent window countdown" in html
