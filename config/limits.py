@@ -13,6 +13,8 @@ from django.utils.translation import gettext as _
 from django_ratelimit.core import is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
 
+from config.resilience import cache_guard
+
 
 class TooManyCodes(Ratelimited):
     """Raised by a table lookup once this address tried too many unknown codes (answered 429)."""
@@ -23,7 +25,11 @@ def limited(request: HttpRequest, group: str, *, key="ip", count: bool = True) -
 
     ``key`` is django-ratelimit's: "ip" (REMOTE_ADDR) or a callable ``(group, request) -> str``.
     """
-    return is_ratelimited(request, group=group, key=key, rate=settings.RATELIMITS[group], increment=count)
+    # A cache that is down limits nobody (logged), rather than holding up every page.
+    return cache_guard(
+        lambda: is_ratelimited(request, group=group, key=key, rate=settings.RATELIMITS[group], increment=count),
+        False, f"limit {group}",
+    )
 
 
 def code_guesses_blocked(request: HttpRequest) -> bool:

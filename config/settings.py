@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # A limit raised deep in a view (a table lookup by code) is answered 429 by RATELIMIT_VIEW.
     "django_ratelimit.middleware.RatelimitMiddleware",
+    # A lost database connection (a restart, an outage) answers 503 and the page retries.
+    "config.resilience.DatabaseUnavailableMiddleware",
 ]
 RATELIMIT_VIEW = "config.limits.ratelimited_view"
 
@@ -124,7 +126,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60, conn_health_checks=True
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -156,6 +158,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "tablegames",
+            # Short, so a frozen Redis costs a page half a second once (see config/resilience.py).
+            "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
         }
     }
     # django-ratelimit knows only django-redis's backend by name; Django's own has the same atomic INCR.

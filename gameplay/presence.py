@@ -14,6 +14,8 @@ import time
 
 from django.core.cache import cache
 
+from config.resilience import cache_guard
+
 PRESENT_SECONDS = 30
 GONE_SECONDS = 60
 _KEEP_SECONDS = 600
@@ -31,8 +33,9 @@ def _seat_key(table_id: int, seat) -> str:
 
 def seen(table_id: int, player_id: int | None, devices=()) -> None:
     """Mark this browser (its player, its handed-over seats' device tokens) present now."""
-    now = time.time()
-    cache.set_many(dict.fromkeys(_keys(table_id, player_id, devices), now), timeout=_KEEP_SECONDS)
+    marks = dict.fromkeys(_keys(table_id, player_id, devices), time.time())
+    if marks:
+        cache_guard(lambda: cache.set_many(marks, timeout=_KEEP_SECONDS), None, "presence mark")
 
 
 async def aseen(table_id: int, player_id: int | None, devices=()) -> None:
@@ -41,10 +44,16 @@ async def aseen(table_id: int, player_id: int | None, devices=()) -> None:
     await cache.aset_many(dict.fromkeys(_keys(table_id, player_id, devices), now), timeout=_KEEP_SECONDS)
 
 
-def quiet_for(game, table_id: int) -> dict[int, float]:
-    """Seconds since each human seat of ``game`` was last seen (inf: not lately), one cache read."""
+def quiet_for(game, table_id: int) -> dict[int, float] | None:
+    """Seconds since each human seat of ``game`` was last seen (inf: not lately), one cache read.
+
+    None while the cache is down: presence is unknown then.
+    """
     humans = [s for s in game.seats.all() if not s.bot and (s.player_id is not None or s.device)]
-    found = cache.get_many([_seat_key(table_id, s) for s in humans])
+    # While the cache is down presence is unknown: nobody is called asleep.
+    found = cache_guard(lambda: cache.get_many([_seat_key(table_id, s) for s in humans]), None, "presence read")
+    if found is None:
+        return None
     now = time.time()
     return {s.index: now - found[_seat_key(table_id, s)] if _seat_key(table_id, s) in found else float("inf")
             for s in humans}
@@ -52,4 +61,5 @@ def quiet_for(game, table_id: int) -> dict[int, float]:
 
 def asleep_seats(game, table_id: int) -> list[int]:
     """The game's seats played by a person whose phone has not been seen lately."""
-    return sorted(index for index, quiet in quiet_for(game, table_id).items() if quiet > PRESENT_SECONDS)
+    quiet = quiet_for(game, table_id)
+    return sorted(index for index, seconds in (quiet or {}).items() if seconds > PRESENT_SECONDS)

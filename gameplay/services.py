@@ -369,7 +369,10 @@ def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandov
         gseat = game.seats.filter(index=index, bot="").first()
         if game.over or gseat is None:
             raise GameError(_("That seat cannot move to a new phone now."))
-        if by_host and presence.quiet_for(game, game.table_id).get(index, float("inf")) < presence.GONE_SECONDS:
+        quiet = presence.quiet_for(game, game.table_id) if by_host else {}
+        if quiet is None:
+            raise GameError(_("The table cannot tell right now whether that phone is gone; try again in a moment."))
+        if by_host and quiet.get(index, float("inf")) < presence.GONE_SECONDS:
             raise GameError(
                 _("%(name)s's phone was at the table a moment ago: they can move their seat from their own phone.")
                 % {"name": gseat.name}

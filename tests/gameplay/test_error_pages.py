@@ -93,3 +93,20 @@ def test_the_500_needs_no_database_and_no_context(live, language, direction):
     html = response.content.decode()
     assert f'dir="{direction}"' in html_tag(html)
     assert "<h1>" in html and "/static/css/app.css" in html
+
+
+@pytest.mark.django_db
+def test_a_lost_database_answers_503_with_retry_after(client, monkeypatch):
+    """A database restart mid-request: a styled 503 that tells the page to retry, never a traceback."""
+    from django.db import OperationalError
+
+    import gameplay.views
+
+    def down(*args, **kwargs):
+        raise OperationalError("the database system is shutting down")
+
+    monkeypatch.setattr(gameplay.views, "table_or_404", down)
+    response = client.get("/t/ABCDE/")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "2"
+    assert "Something went wrong" in response.content.decode()

@@ -140,3 +140,28 @@ def test_the_sender_keeps_one_push_per_table_and_drops_stale_ones():
     stale = {3: (9, time.monotonic() - push.STALE_SECONDS - 1)}
     assert sender._send_batch(stale) == {}
     assert sender.dropped == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pages_do_not_hang_on_a_frozen_cache(own_redis, settings, table_with):
+    """Abuse counters and presence live in the Redis cache: frozen, they are skipped, not waited for."""
+    from config import resilience
+
+    port = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0].rsplit(":", 1)[1].split("/")[0]
+    settings.CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/1",
+        "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}}}  # as settings.py does
+    table, people = table_with(5)
+    start(table, people[0])
+    os.kill(own_redis.pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        for person in people:
+            assert person.get(f"/t/{table.code}/").status_code == 200
+        assert people[0].get(f"/t/{table.code}/board/").status_code == 200
+        assert people[1].get("/find/?code=ZZZZZ").status_code == 302
+        # One request pays the short socket timeout; the rest skip the cache while it is down.
+        assert time.monotonic() - began < 3 * resilience.CACHE_BACKOFF_SECONDS / 5 + 1
+    finally:
+        os.kill(own_redis.pid, signal.SIGCONT)
+        resilience._skip_until = 0.0
