@@ -13,7 +13,7 @@ import threading
 import time
 from datetime import timedelta
 
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections
 from django.utils import timezone
 
 from engines.base import find_legal
@@ -102,6 +102,8 @@ def _loop() -> None:
         try:
             close_old_connections()
             tick()
+        except (OperationalError, InterfaceError) as error:  # the database restarts: try again next tick
+            logger.warning("worker tick: database unavailable: %r", error)
         except Exception:
             logger.exception("worker tick failed")
         time.sleep(TICK_SECONDS)
