@@ -406,12 +406,16 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         return game, device
 
 
-def handover_notes(game: Game) -> list[dict]:
-    """What the table is told about seats moving: used links, and the host's live rescue links."""
+def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
+    """What the table is told about seats moving: used links, and the host's live rescue links.
+
+    The board and phones show the ``last`` few; a finished game's page shows every seat move.
+    """
     now = timezone.now()
     live = set(_live_handovers(game, now).values_list("pk", flat=True))
-    return [
+    notes = [
         {"index": h.index, "by_host": h.by_host, "moved": h.used is not None}
         for h in game.handovers.all()
         if h.used is not None or (h.by_host and h.pk in live)
-    ][-3:]
+    ]
+    return notes[-last:] if last else notes

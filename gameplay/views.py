@@ -403,6 +403,7 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
         step = game.version
     context = game_replay_context(game=game, step=step)
     context["final"] = game_context(game=game, seat=None)
+    context["handovers"] = services.handover_notes(game, last=None)
     # Replay steps keep the share token of a link, so a shared page can step through too.
     context["share_query"] = f"k={game.share_token}&" if request.GET.get("k") else ""
     template = "gameplay/_replay.html" if request.htmx else "gameplay/game_detail.html"
