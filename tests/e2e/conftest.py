@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.db import connection
@@ -17,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # The test database's table ids start at 1 in every run, and so do the Channels groups named
 # after them: a run of its own Redis database number keeps two runs on one machine apart.
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0").rsplit("/", 1)[0] + f"/{1 + os.getpid() % 15}"
+REDIS_URL = urlsplit(os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0"))._replace(
+    path=f"/{1 + os.getpid() % 15}").geturl()
 ARTIFACTS = ROOT / "test-artifacts"
 
 
