@@ -107,6 +107,36 @@ class Rng:
         return items[self.randbelow(len(items))]
 
 
+def first_player_spec(label: str = N_("First player"), help_text: str = N_("Empty: chosen at random.")) -> dict:
+    """The shared ``first_player`` option: a seat, or None for one drawn from the seed."""
+    return {"key": "first_player", "kind": "seat", "default": None, "label": label, "help": help_text}
+
+
+def first_player(options: dict, rng: Rng, players: int) -> int:
+    """The option's seat, or one drawn now from ``rng`` (call it where the engine always drew it)."""
+    first = options.get("first_player")
+    return rng.randbelow(players) if first is None else first
+
+
+def visible_log(log: list[dict], seat: int | None) -> list[dict]:
+    """Public entries, plus the private ones addressed to ``seat``.
+
+    A private entry carries ``"private": True`` and its addressee as ``"to"`` (the one key every
+    engine uses; see engines/README.md). The board (seat None) sees public entries only.
+    """
+    return [dict(e) for e in log if not e.get("private") or (seat is not None and e.get("to") == seat)]
+
+
+def next_seat(alive: list[bool], seat: int, step: int = 1) -> int:
+    """The next living seat after ``seat`` going ``step`` (+1 clockwise, -1 the other way)."""
+    count = len(alive)
+    for offset in range(1, count + 1):
+        candidate = (seat + step * offset) % count
+        if alive[candidate]:
+            return candidate
+    raise ValueError("no living seat")
+
+
 def state_rng(state: State) -> Rng:
     """The generator that continues a state's stream (``state["seed"]``, ``state["draws"]``)."""
     return Rng(state["seed"], state.get("draws", 0))
@@ -183,6 +213,25 @@ class BaseEngine:
     def check_options(self, options: dict, players: int | None) -> None:
         """Rules that tie options together or to the player count; raises OptionError."""
 
+    def setup(self, players: int, options: dict, seed: int) -> State:
+        """The dealt state: checks the count and the options, then the engine's ``_setup``."""
+        self.check_players(players)
+        return self._setup(players, self.validate_options(options, players), seed)
+
+    def _setup(self, players: int, options: dict, seed: int) -> State:
+        """Deal a new game from checked options (every engine implements it)."""
+        raise NotImplementedError
+
+    # ``{action type: method name}``: ``_apply`` calls ``getattr(self, name)(state, seat, action)``.
+    handlers: dict[str, str] = {}
+
+    def _apply(self, state: State, seat: int, action: dict) -> None:
+        """Dispatch a listed action to its handler (``handlers``); engines may override instead."""
+        name = self.handlers.get(action["type"])
+        if name is None:
+            raise IllegalAction(f"unknown action type {action['type']!r}")
+        getattr(self, name)(state, seat, action)
+
     def check_players(self, players: int) -> None:
         """Raise OptionError unless the count fits the game."""
         if not self.min_players <= players <= self.max_players:
@@ -214,9 +263,6 @@ class BaseEngine:
     def copy_state(self, state: State) -> State:
         """A copy of the state that ``_apply`` may change freely (engines may share what never changes)."""
         return copy.deepcopy(state)
-
-    def _apply(self, state: State, seat: int, action: dict) -> None:
-        raise NotImplementedError
 
     def legal_actions(self, state: State, seat: int) -> list[dict]:
         """Every concrete action ``seat`` may play now ([] when none)."""
