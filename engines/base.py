@@ -12,9 +12,13 @@ import copy
 import hashlib
 import json
 import secrets
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 State = dict[str, Any]
+# An action, an option spec, a view, an outcome, a log entry: plain JSON objects.
+JSONDict = dict[str, Any]
+T = TypeVar("T")
 
 
 class IllegalAction(ValueError):
@@ -56,7 +60,7 @@ def canonical(value: Any) -> str | None:
         return None
 
 
-def find_legal(action: Any, legal: list[dict]) -> dict | None:
+def find_legal(action: Any, legal: list[JSONDict]) -> JSONDict | None:
     """The listed legal action that ``action`` is exactly (same JSON text), or None."""
     text = canonical(action)
     if text is None:
@@ -94,7 +98,7 @@ class Rng:
             if value < limit:
                 return value % n
 
-    def shuffle(self, items: list) -> list:
+    def shuffle(self, items: Sequence[T]) -> list[T]:
         """A new list with the items in Fisher-Yates order."""
         result = list(items)
         for i in range(len(result) - 1, 0, -1):
@@ -102,29 +106,30 @@ class Rng:
             result[i], result[j] = result[j], result[i]
         return result
 
-    def choice(self, items: list):
+    def choice(self, items: Sequence[T]) -> T:
         """One item, uniformly."""
         return items[self.randbelow(len(items))]
 
 
-def first_player_spec(label: str = N_("First player"), help_text: str = N_("Empty: chosen at random.")) -> dict:
+def first_player_spec(label: str = N_("First player"), help_text: str = N_("Empty: chosen at random.")) -> JSONDict:
     """The shared ``first_player`` option: a seat, or None for one drawn from the seed."""
     return {"key": "first_player", "kind": "seat", "default": None, "label": label, "help": help_text}
 
 
-def first_player(options: dict, rng: Rng, players: int) -> int:
+def first_player(options: JSONDict, rng: Rng, players: int) -> int:
     """The option's seat, or one drawn now from ``rng`` (call it where the engine always drew it)."""
     first = options.get("first_player")
     return rng.randbelow(players) if first is None else first
 
 
-def visible_log(log: list[dict], seat: int | None) -> list[dict]:
+def visible_log(log: list[JSONDict], seat: int | None) -> list[JSONDict]:
     """Public entries, plus the private ones addressed to ``seat``.
 
     A private entry carries ``"private": True`` and its addressee as ``"to"`` (the one key every
     engine uses; see engines/README.md). The board (seat None) sees public entries only.
     """
-    return [dict(e) for e in log if not e.get("private") or (seat is not None and e.get("to") == seat)]
+    # Deep copies: engines may share written entries between states, and a view must never alias them.
+    return [copy.deepcopy(e) for e in log if not e.get("private") or (seat is not None and e.get("to") == seat)]
 
 
 def next_seat(alive: list[bool], seat: int, step: int = 1) -> int:
@@ -153,24 +158,24 @@ class Engine(Protocol):
     team_key: str | None
     default_timer: int
 
-    def default_options(self) -> dict: ...
-    def check_options(self, options: dict, players: int | None) -> None: ...
+    def default_options(self) -> JSONDict: ...
+    def check_options(self, options: JSONDict, players: int | None) -> None: ...
     def copy_state(self, state: State) -> State: ...
     def seat_count(self, state: State) -> int: ...
     def check_players(self, players: int) -> None: ...
-    def option_specs(self) -> list[dict]: ...
-    def validate_options(self, options: dict, players: int | None) -> dict: ...
-    def setup(self, players: int, options: dict, seed: int) -> State: ...
-    def legal_actions(self, state: State, seat: int) -> list[dict]: ...
-    def apply(self, state: State, seat: int, action: dict) -> State: ...
-    def view(self, state: State, seat: int | None) -> dict: ...
+    def option_specs(self) -> list[JSONDict]: ...
+    def validate_options(self, options: JSONDict, players: int | None) -> JSONDict: ...
+    def setup(self, players: int, options: JSONDict, seed: int) -> State: ...
+    def legal_actions(self, state: State, seat: int) -> list[JSONDict]: ...
+    def apply(self, state: State, seat: int, action: JSONDict) -> State: ...
+    def view(self, state: State, seat: int | None) -> JSONDict: ...
     def awaiting(self, state: State) -> set[int]: ...
     def window(self, state: State) -> str | None: ...
     def countdown(self, state: State) -> int | None: ...
     def on_timeout(self, state: State) -> State: ...
-    def outcome(self, state: State) -> dict | None: ...
-    def encode(self, state: State) -> dict: ...
-    def decode(self, data: dict) -> State: ...
+    def outcome(self, state: State) -> JSONDict | None: ...
+    def encode(self, state: State) -> JSONDict: ...
+    def decode(self, data: JSONDict) -> State: ...
 
 
 class BaseEngine:
@@ -190,15 +195,15 @@ class BaseEngine:
     # The response timer a new table of this game starts with (seconds, 0 = off).
     default_timer = 0
 
-    def default_options(self) -> dict:
+    def default_options(self) -> JSONDict:
         """Every option key with its default."""
         return {spec["key"]: copy.deepcopy(spec["default"]) for spec in self.option_specs()}
 
-    def option_specs(self) -> list[dict]:
+    def option_specs(self) -> list[JSONDict]:
         """The table options, for the create-table form (see engines/README.md)."""
         return []
 
-    def validate_options(self, options: dict, players: int | None) -> dict:
+    def validate_options(self, options: JSONDict, players: int | None) -> JSONDict:
         """Defaults merged with ``options``, each checked; raises OptionError."""
         result = self.default_options()
         specs = {spec["key"]: spec for spec in self.option_specs()}
@@ -210,22 +215,22 @@ class BaseEngine:
         self.check_options(result, players)
         return result
 
-    def check_options(self, options: dict, players: int | None) -> None:
+    def check_options(self, options: JSONDict, players: int | None) -> None:
         """Rules that tie options together or to the player count; raises OptionError."""
 
-    def setup(self, players: int, options: dict, seed: int) -> State:
+    def setup(self, players: int, options: JSONDict, seed: int) -> State:
         """The dealt state: checks the count and the options, then the engine's ``_setup``."""
         self.check_players(players)
         return self._setup(players, self.validate_options(options, players), seed)
 
-    def _setup(self, players: int, options: dict, seed: int) -> State:
+    def _setup(self, players: int, options: JSONDict, seed: int) -> State:
         """Deal a new game from checked options (every engine implements it)."""
         raise NotImplementedError
 
     # ``{action type: method name}``: ``_apply`` calls ``getattr(self, name)(state, seat, action)``.
     handlers: dict[str, str] = {}
 
-    def _apply(self, state: State, seat: int, action: dict) -> None:
+    def _apply(self, state: State, seat: int, action: JSONDict) -> None:
         """Dispatch a listed action to its handler (``handlers``); engines may override instead."""
         name = self.handlers.get(action["type"])
         if name is None:
@@ -239,7 +244,7 @@ class BaseEngine:
                 f"{self.title} needs {self.min_players}-{self.max_players} players, not {players}"
             )
 
-    def apply(self, state: State, seat: int, action: dict) -> State:
+    def apply(self, state: State, seat: int, action: JSONDict) -> State:
         """The state after ``seat`` plays ``action``; the input is never changed."""
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction("an action is a dict with a 'type'")
@@ -264,11 +269,11 @@ class BaseEngine:
         """A copy of the state that ``_apply`` may change freely (engines may share what never changes)."""
         return copy.deepcopy(state)
 
-    def legal_actions(self, state: State, seat: int) -> list[dict]:
+    def legal_actions(self, state: State, seat: int) -> list[JSONDict]:
         """Every concrete action ``seat`` may play now ([] when none)."""
         raise NotImplementedError
 
-    def outcome(self, state: State) -> dict | None:
+    def outcome(self, state: State) -> JSONDict | None:
         """The result once the game is over, else None."""
         raise NotImplementedError
 
@@ -289,16 +294,16 @@ class BaseEngine:
         """What the expiry of the open window does (default: nothing to expire)."""
         raise IllegalAction("no response window is open")
 
-    def encode(self, state: State) -> dict:
+    def encode(self, state: State) -> JSONDict:
         """A JSON-able snapshot (the state is already plain data)."""
         return copy.deepcopy(state)
 
-    def decode(self, data: dict) -> State:
+    def decode(self, data: JSONDict) -> State:
         """The state back from ``encode``."""
         return copy.deepcopy(data)
 
 
-def check_option(spec: dict, value: Any, players: int | None) -> Any:
+def check_option(spec: JSONDict, value: Any, players: int | None) -> Any:
     """One option value checked against its spec; raises OptionError."""
     kind = spec["kind"]
     key = spec["key"]
@@ -336,7 +341,7 @@ def check_option(spec: dict, value: Any, players: int | None) -> Any:
     raise OptionError(f"{key}: unknown option kind {kind}")
 
 
-def seat_team(outcome: dict, seat: int) -> str | None:
+def seat_team(outcome: JSONDict, seat: int) -> str | None:
     """The team a seat ended on, from ``outcome["teams"]`` ({team: [seats]} or {seat: team})."""
     teams = outcome.get("teams") or {}
     for key, value in teams.items():
