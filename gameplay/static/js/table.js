@@ -48,11 +48,35 @@
     }
   });
 
+  function panel() {
+    return document.getElementById("private-view") || document.getElementById("public-view");
+  }
+
+  function shownRevision() {
+    var el = panel();
+    return el && el.dataset.revision ? parseInt(el.dataset.revision, 10) : null;
+  }
+
   document.addEventListener("htmx:afterSwap", function () {
-    var el = document.querySelector("[data-revision]");
-    if (el) { known = Math.max(known, parseInt(el.dataset.revision || "0", 10)); }
+    var shown = shownRevision();
+    if (shown !== null) { known = Math.max(known, shown); }
     tickCountdowns();
   });
+
+  // A push that came while this phone's own tap (or a refresh) was on its way was dropped by
+  // htmx (the panel syncs with "drop", so a tap is never queued behind a refresh): once every
+  // request has settled, a panel older than the newest number heard is fetched again (a few
+  // times at most per number, so a server that cannot answer newer is not asked forever).
+  var chased = {};
+  function catchUp() {
+    var shown = shownRevision();
+    if (shown === null || known <= shown) { return; }
+    chased[known] = (chased[known] || 0) + 1;
+    if (chased[known] <= 3) { refresh(); }
+  }
+  document.addEventListener("htmx:afterSettle", catchUp);
+  document.addEventListener("htmx:afterRequest", function () { setTimeout(catchUp, 0); });
+
 
   function tickCountdowns() {
     var els = document.querySelectorAll("[data-deadline]");
