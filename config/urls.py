@@ -1,7 +1,13 @@
+"""The site's routes. ``<code:…>`` is a table code, normalized by ``lobby.converters.TableCodeConverter``
+(registered in ``LobbyConfig.ready``); each view looks the table up with ``lobby.views.table_or_404``.
+The socket's route is ``gameplay.routing``.
+"""
+
 from django.contrib import admin
 from django.contrib.auth.views import LogoutView
 from django.urls import include, path
 
+from gameplay import controls
 from gameplay import views as game
 from lobby import views as lobby
 
@@ -13,19 +19,31 @@ urlpatterns = [
     path("logout/", LogoutView.as_view(), name="logout"),
     path("new/", lobby.table_create, name="table_create"),
     path("find/", lobby.table_find, name="table_find"),
-    path("t/<str:code>/", game.table_page, name="table"),
-    path("t/<str:code>/join/", lobby.table_join, name="table_join"),
-    path("t/<str:code>/seat/", lobby.seat_action, name="seat_action"),
-    path("t/<str:code>/settings/", lobby.table_settings, name="table_settings"),
-    path("t/<str:code>/seat-link/", game.seat_link_create, name="seat_link_create"),
-    path("t/<str:code>/move-me/", game.move_me, name="move_me"),
-    path("t/<str:code>/qr.svg", lobby.table_qr, name="table_qr"),
-    path("t/<str:code>/board/", game.board_page, name="board"),
-    path("t/<str:code>/rev/", game.table_revision, name="table_revision"),
-    path("t/<str:code>/move/", game.move, name="move"),
-    path("t/<str:code>/wait/", game.wait, name="wait"),
-    path("t/<str:code>/host/", game.host_action, name="host_action"),
-    path("s/<str:token>/", game.seat_link, name="seat_link"),
+    path("t/<code:code>/", game.table_page, name="table"),
+    path("t/<code:code>/join/", lobby.table_join, name="table_join"),
+    # Seats between games: the host arranges them, a player may leave their own.
+    path("t/<code:code>/seat/up/", lobby.seat_up, name="seat_up"),
+    path("t/<code:code>/seat/down/", lobby.seat_down, name="seat_down"),
+    path("t/<code:code>/seat/remove/", lobby.seat_remove, name="seat_remove"),
+    path("t/<code:code>/seat/leave/", lobby.seat_leave, name="seat_leave"),
+    path("t/<code:code>/seat/add-bot/", lobby.seat_add_bot, name="seat_add_bot"),
+    path("t/<code:code>/settings/", lobby.table_settings, name="table_settings"),
+    path("t/<code:code>/qr.svg", lobby.table_qr, name="table_qr"),
+    path("t/<code:code>/board/", game.board_page, name="board"),
+    path("t/<code:code>/rev/", game.table_revision, name="table_revision"),
+    path("t/<code:code>/move/", game.move, name="move"),
+    path("t/<code:code>/wait/", game.wait, name="wait"),
+    # The host's game controls.
+    path("t/<code:code>/host/start/", controls.host_start, name="host_start"),
+    path("t/<code:code>/host/again/", controls.host_again, name="host_again"),
+    path("t/<code:code>/host/pause/", controls.host_pause, name="host_pause"),
+    path("t/<code:code>/host/resume/", controls.host_resume, name="host_resume"),
+    path("t/<code:code>/host/end/", controls.host_end, name="host_end"),
+    path("t/<code:code>/host/bot/", controls.host_bot, name="host_bot"),
+    # Seat links: a seat of a running game moves to a new phone.
+    path("t/<code:code>/seat-link/", controls.seat_link_create, name="seat_link_create"),
+    path("t/<code:code>/move-me/", controls.move_me, name="move_me"),
+    path("s/<str:token>/", controls.seat_link, name="seat_link"),
     path("history/", game.history, name="history"),
     path("g/<int:game_id>/", game.game_detail, name="game_detail"),
     path("rules/", game.rules_index, name="rules_index"),

@@ -361,7 +361,7 @@ def host_post(browser: Browser, path: str, **fields: str) -> Answer:
 
 
 def add_bot(browser: Browser, code: str) -> None:
-    _expect(host_post(browser, f"/t/{code}/seat/", seat="0", policy="heuristic", what="bot"), f"add bot {code}")
+    _expect(host_post(browser, f"/t/{code}/seat/add-bot/", policy="heuristic"), f"add bot {code}")
 
 
 def seat_count(browser: Browser, code: str) -> int:
@@ -371,7 +371,7 @@ def seat_count(browser: Browser, code: str) -> int:
 
 
 def start_game(browser: Browser, code: str) -> None:
-    _expect(host_post(browser, f"/t/{code}/host/", what="start"), f"start {code}", 'class="game-head"')
+    _expect(host_post(browser, f"/t/{code}/host/start/"), f"start {code}", 'class="game-head"')
 
 
 # --------------------------------------------------------------------------- phone-like clients
@@ -448,12 +448,14 @@ class HumanClient(threading.Thread):
                 continue
             forms = parse_forms(panel.body)
             moves = [f for f in forms if "move-form" in f.classes]
-            start = _form_with(forms, action_end="/host/") if self.is_host and not moves else None
+            # The lobby's Start / Play again form (its action is /host/start/ or /host/again/).
+            start = next((f for f in forms if f.action.endswith(("/host/start/", "/host/again/"))), None)
+            start = start if self.is_host and not moves else None
             if moves:
                 self._pause(self.rng.uniform(0.15, 0.6))  # a person reads the screen first
                 if self._running():
                     self._play(panel.body, moves)
-            elif start is not None and any(b.value == "start" and not b.disabled for b in start.buttons()):
+            elif start is not None and any(not b.disabled for b in start.buttons()):
                 self._pause(1.0)
                 self._again()
             else:
@@ -461,7 +463,7 @@ class HumanClient(threading.Thread):
 
     def _again(self) -> None:
         try:
-            answer = host_post(self.browser, f"/t/{self.code}/host/", what="again")
+            answer = host_post(self.browser, f"/t/{self.code}/host/again/")
             self.host_actions[status_bucket(str(answer.status))] += 1
         except NoAnswer:
             self.host_actions["no answer"] += 1

@@ -15,11 +15,11 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from gameplay import presence, push
+from gameplay import presence
 from gameplay.seats import session_devices
-from gameplay.services import group_name
+from lobby import notify
 from lobby.models import Table
-from lobby.services import SESSION_KEY, normalize_code
+from lobby.services import SESSION_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -41,15 +41,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         # The push sender delivers on this loop (the in-memory layer only works on its own loop).
-        push.bind_loop(asyncio.get_running_loop())
-        code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
+        notify.bind_loop(asyncio.get_running_loop())
+        code = self.scope["url_route"]["kwargs"]["code"]  # normalized by the <code:…> converter
         found = await database_sync_to_async(self._lookup)(code)
         if found is None:
             await self.close(code=CLOSE_UNKNOWN_TABLE)
             return
         table_id, revision, self.player_id, self.devices = found
         self.table_id = table_id
-        group = group_name(table_id)
+        group = notify.group_name(table_id)
         if not await self._layer("group_add", group, self.channel_name):
             await self.close(code=CLOSE_LAYER_DOWN)
             return

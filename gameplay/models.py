@@ -96,6 +96,10 @@ class Move(models.Model):
         ]
 
 
+# How long a seat link may be opened.
+HANDOVER_MINUTES = 10
+
+
 class SeatHandover(models.Model):
     """A one-time link that moves one seat of a running game to a new phone.
 

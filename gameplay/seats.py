@@ -26,13 +26,13 @@ def seat_index(game: Game, player, devices: dict[str, str] | None) -> int | None
         index = game.seats.filter(device=token, bot="").values_list("index", flat=True).first()
         if index is not None:
             return index
-    if player is None:
+    if not player:  # not ``is None``: request.player is a lazy stand-in (lobby.middleware)
         return None
     return game.seats.filter(player=player, bot="", device="").values_list("index", flat=True).first()
 
 
 def moved_away(game: Game, player, devices: dict[str, str] | None) -> bool:
     """Whether this browser's player had a seat here that moved to another phone."""
-    if player is None or seat_index(game, player, devices) is not None:
+    if not player or seat_index(game, player, devices) is not None:
         return False
     return game.seats.filter(player=player, bot="").exclude(device="").exists()

@@ -1,18 +1,52 @@
-"""Reads for pages: what a seat or the board may see, built only from engine views."""
+"""Reads: a game's state from its log, a table's games, and what a seat or the board may see.
+
+Pages get only engine views from here, never the state. Services use these reads (the state
+a move is judged on, the live seat links); nothing here writes or imports the services.
+"""
 
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta
 
+from django.db.models import QuerySet
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from engines.base import seat_team
 from engines.registry import get_engine
-from gameplay.models import Game, GameSeat, Move
+from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, Move, SeatHandover
 from gameplay.seats import seat_index
-from gameplay.services import game_replay, game_state
 from lobby.models import Player, Table
+
+
+def game_replay(game: Game, *, upto: int | None = None):
+    """The state from setup(seed) folded over the log (the first ``upto`` moves if given)."""
+    engine = get_engine(game.engine)
+    state = engine.setup(game.players, game.options, int(game.seed))
+    moves = game.moves.all() if upto is None else game.moves.filter(seq__lte=upto)
+    for move in moves:
+        state = engine.on_timeout(state) if move.seat is None else engine.apply(state, move.seat, move.action)
+    return state
+
+
+def game_state(game: Game):
+    """The current state: the snapshot cache, or a replay when there is none."""
+    engine = get_engine(game.engine)
+    if game.snapshot:
+        return engine.decode(game.snapshot)
+    return game_replay(game)
+
+
+def table_running_game(table: Table) -> Game | None:
+    """The table's running game, or None."""
+    return table.games.filter(status=Game.RUNNING).first()
+
+
+def table_latest_game(table: Table) -> Game | None:
+    """The table's most recent game, running or not."""
+    return table.games.order_by("-created").first()
 
 
 def game_seat_of(*, game: Game, player: Player | None, devices: dict | None = None) -> int | None:
@@ -120,6 +154,20 @@ def _revealed_role(outcome: dict, seat: int) -> str | None:
     return roles[seat] if isinstance(roles, list) and seat < len(roles) else None
 
 
-def table_latest_game(table: Table) -> Game | None:
-    """The table's most recent game, running or not."""
-    return table.games.order_by("-created").first()
+def handovers_live(game: Game, now: datetime) -> QuerySet[SeatHandover]:
+    """The game's seat links that may still be opened: unused, not replaced, younger than HANDOVER_MINUTES."""
+    return game.handovers.filter(used=None, revoked=False, created__gt=now - timedelta(minutes=HANDOVER_MINUTES))
+
+
+def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
+    """What the table is told about seats moving: used links, and the host's live rescue links.
+
+    The board and phones show the ``last`` few; a finished game's page shows every seat move.
+    """
+    live = set(handovers_live(game, timezone.now()).values_list("pk", flat=True))
+    notes = [
+        {"index": h.index, "by_host": h.by_host, "moved": h.used is not None}
+        for h in game.handovers.all()
+        if h.used is not None or (h.by_host and h.pk in live)
+    ]
+    return notes[-last:] if last else notes

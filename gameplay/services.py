@@ -1,18 +1,23 @@
-"""Writes to the event log: start a game, submit a move, expire a window, host controls.
+"""Writes to the event log: start a game, submit a move, expire a window, host controls, seat links.
 
-Every write locks the game row, changes it in one transaction, and pushes the table's new
-revision after commit (``table_notify``). Nothing here trusts the phone beyond its seat.
+Every write to a game locks its row (:func:`_locked_game`), checks, changes it in that one
+transaction, and pushes the table's new revision after commit (:func:`_changed`, through
+``lobby.notify``). Refusals are raised as domain errors (:class:`MoveRefused` and its kinds,
+:class:`GameError` with a message for people); the views decide what to answer. Reads (the
+state a move is judged on) come from ``gameplay.selectors``. Nothing here trusts the phone
+beyond its seat.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
@@ -21,62 +26,92 @@ from engines.base import IllegalAction, OptionError, canonical, new_seed, seed_h
 from engines.registry import get_engine
 from gameplay import presence
 from gameplay.models import Game, GameSeat, Move, SeatHandover
-from gameplay.push import group_name, push_revision
 from gameplay.seats import seat_index
+from gameplay.selectors import game_state, handovers_live
 from lobby.models import Player, Seat, Table
+from lobby.notify import table_notify
 
 logger = logging.getLogger(__name__)
-__all__ = ["group_name"]  # the consumer's import of the group name stays where it was
 
 
 class GameError(Exception):
-    """A request the table cannot take (a clear message, nothing changed)."""
+    """A request the table cannot take (a clear message for people, nothing changed)."""
+
+
+class MoveRefused(GameError):
+    """A move (or a wait) the table does not take; nothing changed. The kinds below say why."""
+
+
+class NoGame(MoveRefused):
+    """No game is running at the table."""
+
+
+class NotYourSeat(MoveRefused):
+    """The request holds no seat of this game (a spectator, a moved-away phone, a forged bot seat)."""
+
+
+class GameOver(MoveRefused):
+    """The game has ended."""
+
+
+class Stale(MoveRefused):
+    """A turn action from a screen older than the table (or a race lost to another move)."""
+
+
+class WindowClosed(MoveRefused):
+    """An answer to a response window that has closed (or, for a wait, no silent window is open)."""
+
+
+class AlreadyWaited(MoveRefused):
+    """This seat asked the open silent window to wait already."""
+
+
+class Malformed(MoveRefused):
+    """The action is not a plain JSON object."""
+
+
+class IllegalMove(MoveRefused):
+    """The engine does not take this action from this seat now (or failed on it)."""
 
 
 @dataclass(frozen=True)
 class MoveResult:
-    """What became of a submitted move; ``status`` is the HTTP status to answer with."""
+    """A move that was taken: its place in the log.
 
-    status: int
-    message: str = ""
-    seq: int | None = None
-    # A repeated move id answered with the first result: nothing was played now.
-    duplicate: bool = False
-    # Why a 409 was given: "moved_on" (a turn action on an old screen) or "window_closed".
-    reason: str = "moved_on"
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 200
-
-
-def table_notify(*, table_id: int) -> None:
-    """Bump the table's revision and, after commit, queue the push of the number (and nothing else).
-
-    The push is sent by ``gameplay.push``'s own thread, so a stalled channel layer never holds
-    up the move or the worker that made the change.
+    ``duplicate``: a repeated move id answered with the first result; nothing was played now
+    (a double tap is not an error, and it is never a bot's progress).
     """
-    Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
-    revision = Table.objects.values_list("revision", flat=True).get(pk=table_id)
-    transaction.on_commit(lambda: push_revision(table_id, revision))
+
+    seq: int
+    duplicate: bool = False
 
 
-def game_replay(game: Game, *, upto: int | None = None):
-    """The state from setup(seed) folded over the log (the first ``upto`` moves if given)."""
-    engine = get_engine(game.engine)
-    state = engine.setup(game.players, game.options, int(game.seed))
-    moves = game.moves.all() if upto is None else game.moves.filter(seq__lte=upto)
-    for move in moves:
-        state = engine.on_timeout(state) if move.seat is None else engine.apply(state, move.seat, move.action)
-    return state
+@contextmanager
+def _locked_game(game_id: int) -> Iterator[Game]:
+    """A new transaction holding the game row's SELECT FOR UPDATE lock; yields the fresh row.
+
+    Every check-change-save of a game runs inside it, so concurrent requests and workers
+    see and change one game one at a time (answers racing into one window are serialized here).
+    """
+    with transaction.atomic():
+        yield Game.objects.select_for_update().get(pk=game_id)
 
 
-def game_state(game: Game):
-    """The current state: the snapshot cache, or a replay when there is none."""
-    engine = get_engine(game.engine)
-    if game.snapshot:
-        return engine.decode(game.snapshot)
-    return game_replay(game)
+def _changed(game: Game, fields: list[str] | None = None) -> None:
+    """Save the changed game row and bump its table's revision (pushed after commit).
+
+    Should be called while holding the game row's lock (inside :func:`_locked_game`).
+    """
+    game.save(update_fields=fields)
+    table_notify(table_id=game.table_id)
+
+
+def _free_table(game: Game) -> None:
+    """The game ended: its table takes seat and settings changes again (``Table.in_game``).
+
+    Should be called inside the transaction that ends the game.
+    """
+    Table.objects.filter(pk=game.table_id).update(in_game=False)
 
 
 @dataclass(frozen=True)
@@ -109,7 +144,10 @@ def _open_window(game: Game, step: _Step, now: datetime) -> None:
 
 
 def _advance(game: Game, step: _Step, now: datetime) -> None:
-    """Record a new state on the game row: snapshot, version, outcome, the window's deadline."""
+    """Record a new state on the game row: snapshot, version, outcome, the window's deadline.
+
+    Should be called while holding the game row's lock; the caller saves (:func:`_changed`).
+    """
     game.version += 1
     game.snapshot = step.snapshot
     if step.outcome is not None:
@@ -117,9 +155,9 @@ def _advance(game: Game, step: _Step, now: datetime) -> None:
         game.outcome = step.outcome
         game.finished = now
         game.window, game.deadline, game.paused_remaining, game.countdown = "", None, None, None
+        _free_table(game)
     elif step.window != game.window:
         _open_window(game, step, now)  # the same window keeps its deadline
-    game.save()
 
 
 def game_start(*, table: Table) -> Game:
@@ -159,19 +197,25 @@ def game_start(*, table: Table) -> Game:
                 GameSeat(game=game, index=i, player=seat.player, name=seat.name, bot=seat.bot)
                 for i, seat in enumerate(seats)
             )
+            table.in_game = True
+            table.save(update_fields=["in_game"])
             table_notify(table_id=table.pk)
     except IntegrityError as error:
         raise GameError(_("A game is already running at this table.")) from error
     return game
 
 
-def _seat_of(game: Game, player: Player | None, bot_seat: int | None, devices: dict | None = None) -> int | None:
+def _seat_of(game: Game, player: Player | None, bot_seat: int | None, devices: dict | None = None) -> int:
+    """The seat this request plays in ``game``; raises NotYourSeat."""
     if bot_seat is not None:
         if game.seats.filter(index=bot_seat).exclude(bot="").exists():
             return bot_seat
-        return None
+        raise NotYourSeat("not a bot seat")
     # A seat handed to a bot, or moved to another phone, no longer takes moves from its former phone.
-    return seat_index(game, player, devices)
+    seat = seat_index(game, player, devices)
+    if seat is None:
+        raise NotYourSeat("you have no seat in this game")
+    return seat
 
 
 def move_submit(
@@ -193,47 +237,47 @@ def move_submit(
     because an engine's window id changes whenever what an awaited seat decides upon changes.
 
     An action is legal only if it is exactly one the engine lists (``engines.base.find_legal``:
-    same JSON, types included). Any error inside the engine is a refused move (400, logged)
-    that changes nothing, so one crafted move can never brick a table.
+    same JSON, types included). Any error inside the engine is a refused move (logged) that
+    changes nothing, so one crafted move can never brick a table.
+
+    Raises NotYourSeat, GameOver, Stale, WindowClosed, Malformed or IllegalMove (all
+    MoveRefused); a repeated move id of the seat returns the first result (``duplicate``).
     """
     try:
-        with transaction.atomic():
-            game = Game.objects.select_for_update().get(pk=game_id)
+        with _locked_game(game_id) as game:
             seat = _seat_of(game, player, bot_seat, devices)
-            if seat is None:
-                return MoveResult(403, "you have no seat in this game")
             if move_id:
                 # Move ids are per seat: a double tap repeats the first answer, never the move.
                 first = game.moves.filter(seat=seat, client_move_id=move_id).first()
                 if first is not None:
-                    return MoveResult(200, "already played", first.seq, duplicate=True)
+                    return MoveResult(first.seq, duplicate=True)
             if game.over:
-                return MoveResult(409, "the game is over")
+                raise GameOver("the game is over")
             if version != game.version and not (window and window == game.window):
                 if window:
-                    return MoveResult(409, "the window closed", reason="window_closed")
-                return MoveResult(409, "the table moved on")
+                    raise WindowClosed("the window closed")
+                raise Stale("the table moved on")
             if not isinstance(action, dict) or canonical(action) is None:
-                return MoveResult(400, "malformed move")
+                raise Malformed("malformed move")
             engine = get_engine(game.engine)
             try:
                 state = engine.apply(game_state(game), seat, action)
                 step = _step(engine, state)
             except IllegalAction as error:
-                return MoveResult(400, f"not allowed now: {error}")
-            except Exception:
+                raise IllegalMove(f"not allowed now: {error}") from error
+            except Exception as error:
                 logger.exception("engine %s failed on a move in game %s (refused)", game.engine, game.pk)
-                return MoveResult(400, "not allowed now: the game could not take this move")
+                raise IllegalMove("not allowed now: the game could not take this move") from error
             # ``action`` equals a listed action exactly, so the log holds the engine's own JSON.
             move = Move.objects.create(
                 game=game, seq=game.version + 1, seat=seat, action=action, client_move_id=move_id or None
             )
             _advance(game, step, timezone.now())
-            table_notify(table_id=game.table_id)
-            return MoveResult(200, "", move.seq)
-    except IntegrityError:
+            _changed(game)
+            return MoveResult(move.seq)
+    except IntegrityError as error:
         # Another request took this seq or move id first: the first wins, this one changes nothing.
-        return MoveResult(409, "the table moved on")
+        raise Stale("the table moved on") from error
 
 
 def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
@@ -244,8 +288,7 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
     for the seats' own answers.
     """
     now = now or timezone.now()
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
+    with _locked_game(game_id) as game:
         if game.over or game.paused or not game.window or game.deadline is None or game.deadline > now:
             return False
         engine = get_engine(game.engine)
@@ -254,89 +297,82 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
         except Exception:
             logger.exception("engine %s failed expiring window %r in game %s", game.engine, game.window, game.pk)
             game.deadline = None
-            game.save(update_fields=["deadline"])
-            table_notify(table_id=game.table_id)
+            _changed(game, ["deadline"])
             return False
         Move.objects.create(game=game, seq=game.version + 1, seat=None, action={"type": "timeout"})
         _advance(game, step, now)
-        table_notify(table_id=game.table_id)
+        _changed(game)
         return True
 
 
 WAIT_SECONDS = 15
 
 
-def window_wait(*, game_id: int, player: Player | None, devices: dict | None = None) -> MoveResult:
+def window_wait(*, game_id: int, player: Player | None, devices: dict | None = None) -> None:
     """A seat asks a silent window to wait: its countdown runs at least ``WAIT_SECONDS`` more.
 
     Every seated phone may ask once per window, holder of a card or not, so asking reveals
-    nothing; the board shows who asked.
+    nothing; the board shows who asked. Raises NotYourSeat, WindowClosed (no silent window
+    is open) or AlreadyWaited.
     """
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
+    with _locked_game(game_id) as game:
         seat = _seat_of(game, player, None, devices)
-        if seat is None:
-            return MoveResult(403, "you have no seat in this game")
         if game.over or not game.window or game.countdown is None:
-            return MoveResult(409, "no silent window is open", reason="window_closed")
+            raise WindowClosed("no silent window is open")
         if seat in game.waits:
-            return MoveResult(409, "this seat asked already", reason="waited")
+            raise AlreadyWaited("this seat asked already")
         game.waits = [*game.waits, seat]
         if game.paused:
             game.paused_remaining = max(game.paused_remaining or 0.0, float(WAIT_SECONDS))
         else:
             later = timezone.now() + timedelta(seconds=WAIT_SECONDS)
             game.deadline = max(game.deadline, later) if game.deadline else later
-        game.save(update_fields=["waits", "deadline", "paused_remaining"])
-        table_notify(table_id=game.table_id)
-        return MoveResult(200)
+        _changed(game, ["waits", "deadline", "paused_remaining"])
 
 
 def timer_pause(*, game: Game) -> None:
     """Stop the countdown, keeping the time that was left."""
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+    with _locked_game(game.pk) as game:
         if game.over or game.paused:
             return
         game.paused = True
         if game.deadline is not None:
             game.paused_remaining = max(0.0, (game.deadline - timezone.now()).total_seconds())
             game.deadline = None
-        game.save()
-        table_notify(table_id=game.table_id)
+        _changed(game)
 
 
 def timer_resume(*, game: Game) -> None:
     """Restart the countdown with the time that was left when it was paused."""
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+    with _locked_game(game.pk) as game:
         if game.over or not game.paused:
             return
         game.paused = False
         if game.window and game.paused_remaining is not None:
             game.deadline = timezone.now() + timedelta(seconds=game.paused_remaining)
         game.paused_remaining = None
-        game.save()
-        table_notify(table_id=game.table_id)
+        _changed(game)
 
 
 def game_end_early(*, game: Game, by: str = "") -> None:
     """The host (named ``by``) stops the game: recorded as ended, nobody wins, the seed is revealed."""
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+    with _locked_game(game.pk) as game:
         if game.over:
             return
         game.status = Game.ENDED
         game.outcome = {"winners": [], "reason": "ended_by_host", **({"by": by} if by else {})}
         game.finished = timezone.now()
         game.window, game.deadline, game.countdown = "", None, None
-        game.save()
-        table_notify(table_id=game.table_id)
+        _free_table(game)
+        _changed(game)
 
 
 def seat_to_bot(*, game: Game, index: int, policy: str = "heuristic") -> None:
-    """A player left mid-game: a bot takes the seat (and the table seat) from now on."""
-    with transaction.atomic():
+    """A player left mid-game: a bot takes the seat (and the table seat) from now on.
+
+    Raises GameSeat.DoesNotExist for an index the game does not have.
+    """
+    with _locked_game(game.pk) as game:
         gseat = GameSeat.objects.select_for_update().get(game=game, index=index)
         if gseat.bot:
             return
@@ -350,11 +386,12 @@ def seat_to_bot(*, game: Game, index: int, policy: str = "heuristic") -> None:
         table_notify(table_id=game.table_id)
 
 
-HANDOVER_MINUTES = 10
+def player_games_merge(*, guest: Player, into: Player) -> None:
+    """An account took over a guest (``lobby.signals.guest_merged``): the guest's game seats are the account's.
 
-
-def _live_handovers(game: Game, now: datetime):
-    return game.handovers.filter(used=None, revoked=False, created__gt=now - timedelta(minutes=HANDOVER_MINUTES))
+    Should be called inside the lobby's merge transaction.
+    """
+    GameSeat.objects.filter(player=guest).update(player=into)
 
 
 def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandover:
@@ -364,8 +401,7 @@ def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandov
     ``presence.GONE_SECONDS`` (then announced on the board, so nobody is handed a seat to peek
     at unseen). A new link replaces the seat's older ones: one live link per seat.
     """
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+    with _locked_game(game.pk) as game:
         gseat = game.seats.filter(index=index, bot="").first()
         if game.over or gseat is None:
             raise GameError(_("That seat cannot move to a new phone now."))
@@ -393,7 +429,7 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
     now = timezone.now()
     with transaction.atomic():
         link = SeatHandover.objects.select_for_update().filter(token=token).first() if token else None
-        if link is None or link not in _live_handovers(link.game, now):
+        if link is None or link not in handovers_live(link.game, now):
             raise GameError(_("This seat link is unknown, was already used, or has expired (links last 10 minutes)."))
         game = Game.objects.select_for_update().get(pk=link.game_id)
         if game.over:
@@ -404,18 +440,3 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         link.save(update_fields=["used"])
         table_notify(table_id=game.table_id)
         return game, device
-
-
-def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
-    """What the table is told about seats moving: used links, and the host's live rescue links.
-
-    The board and phones show the ``last`` few; a finished game's page shows every seat move.
-    """
-    now = timezone.now()
-    live = set(_live_handovers(game, now).values_list("pk", flat=True))
-    notes = [
-        {"index": h.index, "by_host": h.by_host, "moved": h.used is not None}
-        for h in game.handovers.all()
-        if h.used is not None or (h.by_host and h.pk in live)
-    ]
-    return notes[-last:] if last else notes

@@ -20,7 +20,8 @@ from engines.base import find_legal
 from engines.bots import get_policy
 from engines.registry import get_engine
 from gameplay.models import Game
-from gameplay.services import game_expire, game_state, move_submit
+from gameplay.selectors import game_state
+from gameplay.services import MoveRefused, game_expire, move_submit
 
 logger = logging.getLogger(__name__)
 TICK_SECONDS = 0.5
@@ -55,18 +56,21 @@ def bot_step(game: Game, now) -> bool:
             # A policy that errs must never stall the table: play any legal move instead.
             logger.warning("bot in game %s seat %s chose no legal move; playing a random one", game.pk, gseat.index)
             action = rng.choice(view["legal"])
-        result = move_submit(
-            game_id=game.pk,
-            player=None,
-            bot_seat=gseat.index,
-            version=game.version,
-            window=game.window,
-            # Unguessable, so no seated player can pre-empt the bot's move id (ids are per seat anyway).
-            move_id=f"bot-{secrets.token_hex(12)}",
-            action=action,
-        )
+        try:
+            result = move_submit(
+                game_id=game.pk,
+                player=None,
+                bot_seat=gseat.index,
+                version=game.version,
+                window=game.window,
+                # Unguessable, so no seated player can pre-empt the bot's move id (ids are per seat anyway).
+                move_id=f"bot-{secrets.token_hex(12)}",
+                action=action,
+            )
+        except MoveRefused:
+            return False  # the table moved on meanwhile: the next pass looks again
         # A repeated id is never the bot's progress: only a move made now counts.
-        return result.ok and not result.duplicate
+        return not result.duplicate
     return False
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from lobby.services import player_current
+
 
 def player(request):
-    """``current_player``: the Player of this browser, or None."""
-    from lobby.services import player_current
-
-    return {"current_player": player_current(request=request)}
+    """``current_player``: the Player of this browser, or None (``request.player`` when the middleware ran)."""
+    current = getattr(request, "player", None)
+    return {"current_player": current if current is not None else player_current(request=request)}

@@ -121,6 +121,7 @@ def option_fields(engine_name: str, current: dict) -> list[dict]:
         if spec["kind"] == "seat":
             row["value"] = "" if value is None else value + 1
         if spec["kind"] == "counts":
-            row["counts"] = [(name, value.get(name, default)) for name, default in spec["default"].items()]
+            counts = value if isinstance(value, dict) else {}
+            row["counts"] = [(name, counts.get(name, default)) for name, default in spec["default"].items()]
         rows.append(row)
     return rows

@@ -35,6 +35,10 @@ class Table(models.Model):
     timer_seconds = models.PositiveSmallIntegerField(default=0)
     # Bumped on every change a page must show (a join, a move, a pause): the number pushed.
     revision = models.PositiveIntegerField(default=0)
+    # A game is running here: seats and settings wait for the next one. Kept by gameplay's
+    # services inside the transactions that start and finish games, so the lobby reads it
+    # under the table's row lock without knowing what a game is.
+    in_game = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

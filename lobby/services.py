@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import unicodedata
 
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils.translation import gettext
@@ -13,6 +14,8 @@ from django.utils.translation import gettext as _
 from engines.base import OptionError
 from engines.registry import ENGINES
 from lobby.models import CODE_ALPHABET, CODE_LENGTH, NICKNAME_MAX, Player, Seat, Table
+from lobby.notify import table_notify
+from lobby.signals import guest_merged
 
 SESSION_KEY = "player_id"
 TIMER_CHOICES = [0, 5, 10, 15, 20, 30, 45, 60]
@@ -20,6 +23,10 @@ TIMER_CHOICES = [0, 5, 10, 15, 20, 30, 45, 60]
 
 class LobbyError(Exception):
     """A request the lobby cannot take (a clear message, nothing changed)."""
+
+
+class NotHost(PermissionDenied):
+    """Only the table's host may do this (``lobby.middleware`` answers it 403 in one line)."""
 
 
 # Characters that reorder the text around them: a name with one could show as another name, or
@@ -62,7 +69,11 @@ def clean_nickname(raw: str) -> str:
 
 
 def player_current(*, request) -> Player | None:
-    """The Player of this browser: the account's, else the guest bound to the session."""
+    """The Player of this browser: the account's, else the guest bound to the session.
+
+    Views read ``request.player`` (``lobby.middleware``, lazy); this is its lookup, cached on
+    the request, for callers without the middleware.
+    """
     cached = getattr(request, "_player", None)
     if cached is not None:
         return cached
@@ -93,8 +104,15 @@ def player_guest_create(*, request, nickname: str) -> Player:
     # A new guest gets a new session key (no key handed out before sitting down carries over).
     request.session.cycle_key()
     request.session[SESSION_KEY] = player.pk
-    request._player = player
+    _remember(request, player)
     return player
+
+
+def _remember(request, player: Player) -> None:
+    """This request's player from now on (``player_current``'s cache and ``request.player``)."""
+    request._player = player
+    if hasattr(request, "player"):
+        request.player = player
 
 
 def player_attach_user(*, request, user) -> Player:
@@ -112,18 +130,19 @@ def player_attach_user(*, request, user) -> Player:
     elif guest is not None and guest.pk != player.pk:
         _merge_guest(guest=guest, into=player)
     request.session[SESSION_KEY] = player.pk
-    request._player = player
+    _remember(request, player)
     return player
 
 
 def _merge_guest(*, guest: Player, into: Player) -> None:
-    """Logging in after playing as a guest: the account takes over the guest's seats and games."""
-    from gameplay.models import GameSeat
+    """Logging in after playing as a guest: the account takes over the guest's seats and games.
 
+    The games are gameplay's: it moves them on ``lobby.signals.guest_merged``, in this transaction.
+    """
     with transaction.atomic():
         taken = set(Seat.objects.filter(player=into).values_list("table_id", flat=True))
         Seat.objects.filter(player=guest).exclude(table_id__in=taken).update(player=into)
-        GameSeat.objects.filter(player=guest).update(player=into)
+        guest_merged.send(sender=Player, guest=guest, into=into)
 
 
 def _new_code() -> str:
@@ -169,11 +188,6 @@ def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int
     raise LobbyError(_("Could not find a free table code; try again."))
 
 
-def table_running_game(table: Table):
-    """The table's running game, or None."""
-    return table.games.filter(status="running").first()
-
-
 def _next_position(table: Table) -> int:
     top = table.seats.aggregate(top=Max("position"))["top"]
     return 0 if top is None else top + 1
@@ -181,14 +195,12 @@ def _next_position(table: Table) -> int:
 
 def table_join(*, table: Table, player: Player) -> Seat:
     """Take a free seat at the end of the table (idempotent for a seated player)."""
-    from gameplay.services import table_notify
-
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
         existing = table.seats.filter(player=player).first()
         if existing is not None:
             return existing
-        if table_running_game(table) is not None:
+        if table.in_game:
             raise LobbyError(_("A game is in progress at this table; join before the next one."))
         if table.seats.count() >= ENGINES[table.engine].max_players:
             raise LobbyError(_("This table is full."))
@@ -199,11 +211,9 @@ def table_join(*, table: Table, player: Player) -> Seat:
 
 def seat_add_bot(*, table: Table, policy: str = "heuristic") -> Seat:
     """The host fills an empty seat with a bot."""
-    from gameplay.services import table_notify
-
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
-        if table_running_game(table) is not None:
+        if table.in_game:
             raise LobbyError(_("Seats change between games."))
         count = table.seats.count()
         if count >= ENGINES[table.engine].max_players:
@@ -219,11 +229,9 @@ def seat_add_bot(*, table: Table, policy: str = "heuristic") -> Seat:
 
 def seat_remove(*, table: Table, seat_id: int) -> None:
     """The host removes a seat before the start (or a player leaves their own)."""
-    from gameplay.services import table_notify
-
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
-        if table_running_game(table) is not None:
+        if table.in_game:
             raise LobbyError(_("Seats change between games."))
         seat = table.seats.filter(pk=seat_id).first()
         if seat is None:
@@ -248,13 +256,11 @@ def _renumber(table: Table) -> None:
 
 def seat_move(*, table: Table, seat_id: int, delta: int) -> None:
     """The host moves a seat one place earlier (-1) or later (+1) in clockwise order."""
-    from gameplay.services import table_notify
-
     if delta not in (-1, 1):
         raise LobbyError(_("A seat moves one place at a time."))
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
-        if table_running_game(table) is not None:
+        if table.in_game:
             raise LobbyError(_("Seats change between games."))
         seats = list(table.seats.order_by("position"))
         index = next((i for i, s in enumerate(seats) if s.pk == seat_id), None)
@@ -273,12 +279,10 @@ def seat_move(*, table: Table, seat_id: int, delta: int) -> None:
 
 def table_settings_update(*, table: Table, engine: str, options: dict, timer_seconds: int) -> None:
     """The host changes the game, its options or the timer between games."""
-    from gameplay.services import table_notify
-
     options = _checked_settings(engine=engine, options=options, timer_seconds=timer_seconds)
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
-        if table_running_game(table) is not None:
+        if table.in_game:
             raise LobbyError(_("Settings change between games."))
         table.engine, table.options, table.timer_seconds = engine, options, timer_seconds
         table.save(update_fields=["engine", "options", "timer_seconds"])

@@ -1,6 +1,13 @@
-"""Lobby pages: home, accounts and guests, creating and joining tables, the host's seat controls."""
+"""Lobby pages: home, accounts and guests, creating and joining tables, the host's seat controls.
+
+Every route with a table code in its path gets the code normalized by the ``<code:…>``
+converter and looks the table up with :func:`table_or_404` (or :func:`host_table` for the
+host's controls), so unknown codes are counted the same way everywhere.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -14,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from engines.registry import ENGINES
 from lobby import services
+from lobby.context import is_host
 from lobby.forms import (
     JoinForm,
     NicknameForm,
@@ -26,11 +34,11 @@ from lobby.forms import (
 )
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
-from lobby.services import LobbyError, player_current
+from lobby.services import LobbyError, NotHost
 
 
 def table_or_404(request: HttpRequest, code: str) -> Table:
-    """The table with this code; 404 for an unknown one, which counts as a code guess.
+    """The table with this code (normalized by the path converter); 404 for an unknown one, which counts as a guess.
 
     Every route with a code in its path comes through here (phone, board, socket poll, QR,
     joins, host controls), so a guesser learns nothing from any of them once over the limit
@@ -38,7 +46,7 @@ def table_or_404(request: HttpRequest, code: str) -> Table:
     """
     if limits.code_guesses_blocked(request):
         raise limits.TooManyCodes()
-    table = Table.objects.filter(code=services.normalize_code(code)).first()
+    table = Table.objects.filter(code=code).first()
     if table is None:
         if limits.code_missed(request):
             raise limits.TooManyCodes()
@@ -46,13 +54,25 @@ def table_or_404(request: HttpRequest, code: str) -> Table:
     return table
 
 
+def host_only(request: HttpRequest, table: Table) -> Table:
+    """``table`` if this browser's player hosts it; raises NotHost (answered 403 by ``lobby.middleware``)."""
+    if not is_host(request.player, table):
+        raise NotHost()
+    return table
+
+
+def host_table(request: HttpRequest, code: str) -> Table:
+    """The table at ``code`` for one of its host's controls: 404 as :func:`table_or_404`, 403 for anyone else."""
+    return host_only(request, table_or_404(request, code))
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """The address for phones (text and QR), join by code, create a table, sign in."""
     base = lan_base_url(request)
-    player = player_current(request=request)
+    player = request.player
     tables = []
-    if player is not None:
+    if player:
         tables = Table.objects.filter(seats__player=player).order_by("-created")[:5]
     return render(
         request,
@@ -147,11 +167,11 @@ def table_create(request: HttpRequest) -> HttpResponse:
     """
     if request.method == "POST" and limits.limited(request, "table_create"):
         return limits.too_many(request, _("Too many new tables from this device. Try again later."))
-    player = player_current(request=request)
+    player = request.player
     engine_name = request.POST.get("engine") or request.GET.get("engine") or "inside_job"
     status = 200
     if request.method == "POST":
-        if player is None:
+        if not player:
             messages.error(request, _("Choose a name first."))
             return redirect(reverse("table_create"))
         try:
@@ -202,12 +222,11 @@ def table_find(request: HttpRequest) -> HttpResponse:
 def table_join(request: HttpRequest, code: str) -> HttpResponse:
     """Take a seat at the table."""
     table = table_or_404(request, code)
-    player = player_current(request=request)
-    if player is None:
+    if not request.player:
         messages.error(request, _("Choose a name first."))
     else:
         try:
-            services.table_join(table=table, player=player)
+            services.table_join(table=table, player=request.player)
         except LobbyError as error:
             messages.error(request, str(error))
     return redirect("table", code=table.code)
@@ -222,51 +241,81 @@ def _seat_id(raw) -> int | None:
     return value if 0 <= value < 2**62 else None
 
 
-def _host_only(request: HttpRequest, table: Table) -> HttpResponse | None:
-    player = player_current(request=request)
-    if player is None or player.pk != table.host_id:
-        return HttpResponse(_("Only the host can do that."), status=403)
-    return None
-
-
-@require_POST
-def seat_action(request: HttpRequest, code: str) -> HttpResponse:
-    """The host arranges seats: up, down, remove, add a bot; a player may leave."""
-    table = table_or_404(request, code)
-    player = player_current(request=request)
-    what = request.POST.get("what", "")
-    seat_id = _seat_id(request.POST.get("seat", "0"))
-    if seat_id is None:
-        return HttpResponse(_("Bad seat."), status=400)
-    own_seat = player is not None and table.seats.filter(pk=seat_id, player=player).exists()
-    if not (what == "leave" and own_seat):
-        denied = _host_only(request, table)
-        if denied:
-            return denied
+def _seat_change(request: HttpRequest, table: Table, change: Callable[[], object]) -> HttpResponse:
+    """Run a seat service; what it refuses (a game is on, no such seat) is a message on the table page."""
     try:
-        if what in ("up", "down"):
-            services.seat_move(table=table, seat_id=seat_id, delta=-1 if what == "up" else 1)
-        elif what in ("remove", "leave"):
-            services.seat_remove(table=table, seat_id=seat_id)
-        elif what == "bot":
-            policy = request.POST.get("policy", "heuristic")
-            if policy not in ("heuristic", "random"):
-                return HttpResponse(_("Unknown bot."), status=400)
-            services.seat_add_bot(table=table, policy=policy)
-        else:
-            return HttpResponse(_("Unknown seat action."), status=400)
+        change()
     except LobbyError as error:
         messages.error(request, str(error))
     return redirect("table", code=table.code)
 
 
+def _host_seat(request: HttpRequest, code: str) -> tuple[Table, int] | HttpResponse:
+    """The host's table and the seat id the form names (400 "Bad seat." for an implausible one)."""
+    table = host_table(request, code)
+    seat_id = _seat_id(request.POST.get("seat", "0"))
+    if seat_id is None:
+        return HttpResponse(_("Bad seat."), status=400)
+    return table, seat_id
+
+
+@require_POST
+def seat_up(request: HttpRequest, code: str) -> HttpResponse:
+    """The host moves a seat one place earlier in clockwise order."""
+    found = _host_seat(request, code)
+    if isinstance(found, HttpResponse):
+        return found
+    table, seat_id = found
+    return _seat_change(request, table, lambda: services.seat_move(table=table, seat_id=seat_id, delta=-1))
+
+
+@require_POST
+def seat_down(request: HttpRequest, code: str) -> HttpResponse:
+    """The host moves a seat one place later in clockwise order."""
+    found = _host_seat(request, code)
+    if isinstance(found, HttpResponse):
+        return found
+    table, seat_id = found
+    return _seat_change(request, table, lambda: services.seat_move(table=table, seat_id=seat_id, delta=1))
+
+
+@require_POST
+def seat_remove(request: HttpRequest, code: str) -> HttpResponse:
+    """The host removes a seat before the start (never their own)."""
+    found = _host_seat(request, code)
+    if isinstance(found, HttpResponse):
+        return found
+    table, seat_id = found
+    return _seat_change(request, table, lambda: services.seat_remove(table=table, seat_id=seat_id))
+
+
+@require_POST
+def seat_leave(request: HttpRequest, code: str) -> HttpResponse:
+    """A player leaves their own seat before the start (the host may clear any seat this way too)."""
+    table = table_or_404(request, code)
+    seat_id = _seat_id(request.POST.get("seat", "0"))
+    if seat_id is None:
+        return HttpResponse(_("Bad seat."), status=400)
+    player = request.player
+    if not (player and table.seats.filter(pk=seat_id, player=player).exists()):
+        host_only(request, table)
+    return _seat_change(request, table, lambda: services.seat_remove(table=table, seat_id=seat_id))
+
+
+@require_POST
+def seat_add_bot(request: HttpRequest, code: str) -> HttpResponse:
+    """The host fills the next empty seat with a bot (``policy``: heuristic or random)."""
+    table = host_table(request, code)
+    policy = request.POST.get("policy", "heuristic")
+    if policy not in ("heuristic", "random"):
+        return HttpResponse(_("Unknown bot."), status=400)
+    return _seat_change(request, table, lambda: services.seat_add_bot(table=table, policy=policy))
+
+
 @require_POST
 def table_settings(request: HttpRequest, code: str) -> HttpResponse:
     """The host changes the game, options or timer between games (a bad value: a message, no change)."""
-    table = table_or_404(request, code)
-    denied = _host_only(request, table)
-    if denied:
-        return denied
+    table = host_table(request, code)
     engine_name = request.POST.get("engine", table.engine)
     try:
         if engine_name not in ENGINES:

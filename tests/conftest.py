@@ -85,6 +85,6 @@ def table_with(guests):
 
 def start(table: Table, host: Guest):
     """The host starts the game; returns the running Game."""
-    response = host.post(f"/t/{table.code}/host/", {"what": "start"})
+    response = host.post(f"/t/{table.code}/host/start/")
     assert response.status_code == 302
     return table.games.get(status="running")

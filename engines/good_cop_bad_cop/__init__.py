@@ -1,7 +1,9 @@
 """Good Cop Bad Cop: hidden teams of three integrity cards, guns, and sixteen equipment cards."""
 
 from .bots import heuristic
-from .engine import GoodCopBadCop
+from .engine import GoodCopBadCopEngine
 
-ENGINE = GoodCopBadCop()
+ENGINE = GoodCopBadCopEngine()
 BOTS = {"heuristic": heuristic}
+
+__all__ = ["BOTS", "ENGINE"]

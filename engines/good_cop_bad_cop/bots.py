@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import random
+from typing import cast
 
-SIDE = {"agent": "honest", "kingpin": "crooked", "honest": "honest", "crooked": "crooked"}
+from .cards import Action, GameView
+
+# By card name (a card this seat cannot see is named None: no side).
+SIDE: dict[str | None, str] = {"agent": "honest", "kingpin": "crooked", "honest": "honest", "crooked": "crooked"}
 INFO_CARDS = ("polygraph", "wiretap", "metal_detector", "truth_serum")
 
 
-def known_cards(view: dict) -> dict[int, dict[int, str]]:
+def known_cards(view: GameView) -> dict[int, dict[int, str]]:
     """What this seat believes each card position holds: face-up names, then what it saw."""
     known: dict[int, dict[int, str]] = {s: {} for s in range(view["players"])}
     for entry in view["learned"]:
@@ -22,7 +26,7 @@ def known_cards(view: dict) -> dict[int, dict[int, str]]:
     return known
 
 
-def suspicion(view: dict, known: dict, seat: int) -> float:
+def suspicion(view: GameView, known: dict[int, dict[int, str]], seat: int) -> float:
     """How likely ``seat`` is on the other team (higher = more likely; enemy leader far higher)."""
     mine = view["team"] if view["team"] in ("honest", "crooked") else "crooked"
     enemy_leader = "kingpin" if mine == "honest" else "agent"
@@ -41,14 +45,14 @@ def suspicion(view: dict, known: dict, seat: int) -> float:
     return score
 
 
-def pick(legal: list[dict], kind: str) -> list[dict]:
+def pick(legal: list[Action], kind: str) -> list[Action]:
     """The legal actions of one type."""
     return [a for a in legal if a["type"] == kind]
 
 
-def reveal_choice(view: dict, options: list[dict], rng: random.Random) -> dict:
+def reveal_choice(view: GameView, options: list[Action], rng: random.Random) -> Action:
     """Turn face-up a card of our own side that is not a leader, if there is one."""
-    me = view["seat"]
+    me = cast(int, view["seat"])  # a bot always plays a seat
     mine = view["team"]
     cards = view["cards"][me]
     good = [a for a in options if cards[a["card"]]["name"] not in ("agent", "kingpin")
@@ -57,10 +61,10 @@ def reveal_choice(view: dict, options: list[dict], rng: random.Random) -> dict:
     return rng.choice(good or safe or options)
 
 
-def action_choice(view: dict, known: dict, rng: random.Random) -> dict:
+def action_choice(view: GameView, known: dict[int, dict[int, str]], rng: random.Random) -> Action:
     """Phase 1: shoot a likely enemy, arm against one, else investigate the least known player."""
     legal = view["legal"]
-    me = view["seat"]
+    me = cast(int, view["seat"])
     others = [s for s in range(view["players"]) if s != me and view["alive"][s]]
     scores = {s: suspicion(view, known, s) for s in others}
     aim = view["guns"][me]
@@ -81,7 +85,7 @@ def action_choice(view: dict, known: dict, rng: random.Random) -> dict:
     return rng.choice(pick(legal, "equip") or legal)
 
 
-def window_choice(view: dict, known: dict) -> dict | None:
+def window_choice(view: GameView, known: dict[int, dict[int, str]]) -> Action | None:
     """A silent window: shield a friend (or oneself) from a Shoot with a Restraining Order, else let it pass."""
     pending = view["pending"] or {}
     shielding = [a for a in view["legal"] if a.get("card") == "restraining_order"]
@@ -92,7 +96,7 @@ def window_choice(view: dict, known: dict) -> dict | None:
     return None
 
 
-def heuristic(view: dict, rng: random.Random) -> dict | None:
+def heuristic(view: GameView, rng: random.Random) -> Action | None:
     """One of ``view['legal']``, chosen from this seat's view only.
 
     In a silent window (``view["silent"]``) it returns a play when it wants one, or None to
@@ -100,7 +104,7 @@ def heuristic(view: dict, rng: random.Random) -> dict | None:
     """
     legal = view["legal"]
     phase = view["phase"]
-    me = view["seat"]
+    me = cast(int, view["seat"])
     known = known_cards(view)
     if phase == "action":
         return action_choice(view, known, rng)
@@ -111,7 +115,7 @@ def heuristic(view: dict, rng: random.Random) -> dict | None:
         if not aims:
             return pick(legal, "end_turn")[0]
         best = max(suspicion(view, known, a["target"]) for a in aims)
-        if phase == "aim" and pick(legal, "end_turn") and suspicion(view, known, view["guns"][me]) >= best:
+        if phase == "aim" and pick(legal, "end_turn") and suspicion(view, known, cast(int, view["guns"][me])) >= best:
             return pick(legal, "end_turn")[0]
         return rng.choice([a for a in aims if suspicion(view, known, a["target"]) == best])
     if phase == "respond":

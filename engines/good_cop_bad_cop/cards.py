@@ -1,8 +1,13 @@
-"""Integrity cards, guns and equipment of Good Cop Bad Cop, and the deal."""
+"""Good Cop Bad Cop's data: integrity cards, guns and equipment by player count, frames, phases, the types.
+
+Data only: the rules that use it are in ``rules.py`` (turns, shots, endings), ``legal.py`` (who may
+do what) and ``equipment.py`` (one record per equipment card).
+"""
 
 from __future__ import annotations
 
-from engines.base import Rng
+from enum import StrEnum
+from typing import Any, NotRequired, Required, TypedDict
 
 HONEST = "honest"
 CROOKED = "crooked"
@@ -14,6 +19,7 @@ LEADERS = (AGENT, KINGPIN)
 SIDE_CARDS = {4: 5, 5: 7, 6: 8, 7: 10, 8: 11}
 GUNS = {4: 2, 5: 3, 6: 3, 7: 4, 8: 4}
 
+# The deck before shuffling, in this order (the deal depends on it).
 EQUIPMENT = [
     "blackmail", "coffee", "defibrillator", "evidence_bag", "flashbang", "k9_unit",
     "metal_detector", "planted_evidence", "polygraph", "report_audit", "restraining_order",
@@ -23,54 +29,181 @@ BRIBE = "bribe"
 # Cards printed for larger tables only.
 MIN_PLAYERS = {"defibrillator": 5, "report_audit": 6}
 
-
-def equipment_deck(players: int, bribe: bool) -> list[str]:
-    """The equipment cards in play for this table (before shuffling)."""
-    deck = [card for card in EQUIPMENT if players >= MIN_PLAYERS.get(card, 0)]
-    if bribe:
-        deck.append(BRIBE)
-    return deck
+# The default of the ``window_seconds`` option (states saved before the option existed use it).
+WINDOW_SECONDS = 4
 
 
-def deal_integrity(rng: Rng, players: int) -> tuple[list[list[str]], list[str]]:
-    """Three integrity cards per player (never both leaders to one), and the burned rest."""
-    others = rng.shuffle([HONEST] * SIDE_CARDS[players] + [CROOKED] * SIDE_CARDS[players])
-    first = rng.shuffle([AGENT, KINGPIN] + others[: players - 2])
-    rest = others[players - 2:]
-    hands = [[first[s]] + rest[2 * s: 2 * s + 2] for s in range(players)]
-    return hands, rest[2 * players:]
+class Kind(StrEnum):
+    """A frame of the turn stack: what the table waits for."""
+
+    ARRANGE = "arrange"
+    ACTION = "action"
+    AIM = "aim"
+    WINDOW = "window"
+    REVEAL = "reveal"
+    AUDIT = "audit"
+    KEEP = "keep"
+    BRIBE = "bribe"
+    REDIRECT = "redirect"
 
 
-def side_of(card: str, planted: bool) -> str:
-    """The side an integrity card counts for; Planted Evidence flips Honest and Crooked."""
-    if card == AGENT:
-        return HONEST
-    if card == KINGPIN:
-        return CROOKED
-    if planted:
-        return CROOKED if card == HONEST else HONEST
-    return card
+class When(StrEnum):
+    """Where an equipment card is played: the holder's own turn, or a window (after what)."""
+
+    OWN = "own"
+    INVESTIGATE = "investigate"
+    SHOOT = "shoot"
+    END = "end"
 
 
-def team_of(cards: list[str], planted: bool) -> str:
-    """'honest', 'crooked' or 'both' (holding Agent and Kingpin) from a player's cards."""
-    if AGENT in cards and KINGPIN in cards:
-        return "both"
-    if AGENT in cards:
-        return HONEST
-    if KINGPIN in cards:
-        return CROOKED
-    honest = sum(1 for card in cards if side_of(card, planted) == HONEST)
-    return HONEST if 2 * honest > len(cards) else CROOKED
+class Phase(StrEnum):
+    """The phase a view names (the top frame's kind; a window is "respond")."""
+
+    ARRANGE = "arrange"
+    ACTION = "action"
+    AIM = "aim"
+    RESPOND = "respond"
+    REVEAL = "reveal"
+    AUDIT = "audit"
+    KEEP = "keep"
+    BRIBE = "bribe"
+    REDIRECT = "redirect"
+    OVER = "over"
 
 
-def permutations(n: int) -> list[list[int]]:
-    """Every order of range(n), in lexicographic order (identity first)."""
-    if n <= 1:
-        return [list(range(n))]
-    result = []
-    for first in range(n):
-        for tail in permutations(n - 1):
-            rest = [i for i in range(n) if i != first]
-            result.append([first] + [rest[i] for i in tail])
-    return result
+PHASES = {Kind.ARRANGE: Phase.ARRANGE, Kind.ACTION: Phase.ACTION, Kind.AIM: Phase.AIM,
+          Kind.WINDOW: Phase.RESPOND, Kind.REVEAL: Phase.REVEAL, Kind.AUDIT: Phase.AUDIT,
+          Kind.KEEP: Phase.KEEP, Kind.BRIBE: Phase.BRIBE, Kind.REDIRECT: Phase.REDIRECT}
+# Frames the table timer applies to (everything but the active player's own phases).
+TIMED = frozenset({Kind.ARRANGE, Kind.WINDOW, Kind.REVEAL, Kind.AUDIT, Kind.KEEP, Kind.BRIBE, Kind.REDIRECT})
+# Frame fields everybody saw happen (never a card name, never a hand).
+PUBLIC_FRAME = ("kind", "seat", "when", "target", "card", "why", "seats")
+
+# An action, a log entry, an equipment card's extra fields: plain JSON dicts.
+Action = dict[str, Any]
+LogEntry = dict[str, Any]
+
+
+class Options(TypedDict):
+    """The checked table options."""
+
+    first_player: int | None
+    bribe: bool
+    window_seconds: NotRequired[int]
+
+
+class Learned(TypedDict):
+    """What a seat saw privately: ``target``'s card at index ``card`` was ``name`` (learned by ``how``)."""
+
+    target: int
+    card: int
+    name: str
+    how: str
+
+
+class Player(TypedDict):
+    """One seat: integrity cards (and which are face-up), equipment hand, gun and aim, what it learned."""
+
+    cards: list[str]
+    up: list[bool]
+    hand: list[str]
+    alive: bool
+    wounded: bool
+    gun: bool
+    aim: int | None
+    learned: list[Learned]
+    arranged: bool
+
+
+class Frame(TypedDict, total=False):
+    """A frame of the turn stack; which fields it has depends on its kind."""
+
+    kind: Required[Kind]
+    id: Required[int]
+    seat: int
+    target: int
+    card: int
+    when: When
+    why: str
+    seats: list[int]
+
+
+class Reveal(TypedDict):
+    """Every secret, shown at the end."""
+
+    cards: list[list[str]]
+    hands: list[list[str]]
+    burned: list[str]
+
+
+class Result(TypedDict):
+    """The outcome: the winning team and seats, why, and the reveal."""
+
+    winners: list[int]
+    reason: str
+    team: str
+    seat: int | None
+    teams: dict[str, str]
+    reveal: Reveal
+
+
+class GameState(TypedDict):
+    """The whole state (plain JSON; secrets in ``players[s]``, ``deck`` and ``burned``)."""
+
+    seed: int
+    draws: int
+    options: Options
+    players: list[Player]
+    deck: list[str]
+    burned: list[str]
+    removed: list[str]
+    guns_left: int
+    turn: int
+    direction: int
+    coffee: int | None
+    no_arm: int | None
+    planted: int | None
+    frames: int
+    stack: list[Frame]
+    log: list[LogEntry]
+    result: Result | None
+
+
+class CardView(TypedDict):
+    """One integrity card as a viewer sees it."""
+
+    name: str | None
+    face_up: bool
+
+
+class GameView(TypedDict):
+    """What one seat (or the board, seat None) sees."""
+
+    seat: int | None
+    phase: Phase
+    turn: int
+    log: list[LogEntry]
+    legal: list[Action]
+    players: int
+    awaiting: list[int]
+    outcome: Result | None
+    cards: list[list[CardView]]
+    hand: list[str]
+    guns: list[int | None]
+    armed: list[bool]
+    guns_left: int
+    wounded: list[bool]
+    alive: list[bool]
+    arranged: list[bool]
+    learned: list[Learned]
+    team: str | None
+    direction: int
+    coffee: int | None
+    planted: int | None
+    removed: list[str]
+    no_arm: int | None
+    pending: dict[str, Any] | None
+    playable: list[str]
+    window: str | None
+    silent: bool
+    reveal: Reveal | None

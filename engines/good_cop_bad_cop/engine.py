@@ -1,46 +1,23 @@
-"""The Good Cop Bad Cop engine: setup, options and the contract methods."""
+"""The Good Cop Bad Cop engine: names, options and the contract methods, delegating to the modules."""
 
 from __future__ import annotations
 
 import copy
+from typing import Any, cast
 
-from engines.base import N_, BaseEngine, Rng, State
+from engines.base import N_, BaseEngine, State, first_player_spec
 
-from . import rules, views
-from .cards import GUNS, deal_integrity, equipment_deck
-
-
-def clone(value):
-    """A deep copy of plain JSON-like data (much faster than copy.deepcopy)."""
-    if isinstance(value, dict):
-        return {key: clone(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [clone(item) for item in value]
-    return value
+from . import legal, rules, views
+from .cards import WINDOW_SECONDS, GameState, Options
+from .table import copy_table
 
 
-def fast_copy(state: State) -> State:
-    """A deep copy, except that log and learned entries (never changed once written) are shared.
-
-    Random games run to thousands of moves; deep-copying the whole log each move made
-    them quadratic.
-    """
-    # Every mutable top-level key of the state must be copied below (see setup for the list).
-    new = dict(state)
-    for key in ("deck", "burned", "removed", "log"):
-        new[key] = list(state[key])
-    new["options"] = dict(state["options"])
-    new["result"] = clone(state["result"])
-    new["stack"] = [clone(frame) for frame in state["stack"]]
-    new["players"] = [
-        {**p, "cards": list(p["cards"]), "up": list(p["up"]), "hand": list(p["hand"]),
-         "learned": list(p["learned"])}
-        for p in state["players"]
-    ]
-    return new
+def game(state: State) -> GameState:
+    """The contract's plain state dict, as the typed state the modules work on (the same object)."""
+    return cast(GameState, state)
 
 
-class GoodCopBadCop(BaseEngine):
+class GoodCopBadCopEngine(BaseEngine):
     """Good Cop Bad Cop (published rules, 4-8 players)."""
 
     name = "good_cop_bad_cop"
@@ -49,89 +26,62 @@ class GoodCopBadCop(BaseEngine):
     min_players = 4
     max_players = 8
 
-    def option_specs(self) -> list[dict]:
+    def option_specs(self) -> list[dict[str, Any]]:
         """First player (random if empty), the seed's optional Bribe card, the silent window's countdown."""
         return [
-            {"key": "first_player", "kind": "seat", "default": None, "label": N_("First player"),
-             "help": N_("Empty: chosen at random.")},
+            first_player_spec(),
             {"key": "bribe", "kind": "bool", "default": False, "label": N_("Add the Bribe card"),
              "help": N_("Investigate a card and you may swap it with one of your own.")},
-            {"key": "window_seconds", "kind": "int", "default": rules.WINDOW_SECONDS, "min": 2, "max": 20,
+            {"key": "window_seconds", "kind": "int", "default": WINDOW_SECONDS, "min": 2, "max": 20,
              "label": N_("Silent window countdown (seconds)"),
              "help": N_("After an Investigate, on a Shoot and at the end of each turn every screen shows "
                         "this countdown; whoever holds a playable card may play it before it ends.")},
         ]
 
-    def setup(self, players: int, options: dict, seed: int) -> State:
+    def _setup(self, players: int, options: dict[str, Any], seed: int) -> State:
         """Deal integrity cards (leaders apart), one equipment card each, guns to the centre."""
-        self.check_players(players)
-        options = self.validate_options(options, players)
-        rng = Rng(seed)
-        hands, burned = deal_integrity(rng, players)
-        deck = rng.shuffle(equipment_deck(players, options["bribe"]))
-        first = options["first_player"]
-        if first is None:
-            first = rng.randbelow(players)
-        state: State = {
-            "seed": seed,
-            "options": options,
-            "players": [
-                {"cards": hands[s], "up": [False] * 3, "hand": [deck[s]], "alive": True,
-                 "wounded": False, "gun": False, "aim": None, "learned": [], "arranged": False}
-                for s in range(players)
-            ],
-            "deck": deck[players:],
-            "burned": burned,
-            "removed": [],
-            "guns_left": GUNS[players],
-            "turn": first,
-            "direction": 1,
-            "coffee": None,
-            "no_arm": None,
-            "planted": None,
-            "frames": 0,
-            "stack": [],
-            "log": [{"event": "start", "seat": first}],
-            "result": None,
-        }
-        state["stack"].append({"kind": "arrange", "id": 0})
-        state["draws"] = rng.counter
-        return state
+        return cast(State, rules.deal(players, cast(Options, options), seed))
 
-    def copy_state(self, state):
-        """A copy for ``_apply``: see fast_copy for what is shared (entries never changed once written)."""
-        return fast_copy(state)
+    def copy_state(self, state: State) -> State:
+        """A copy for ``_apply``: see table.copy_table for what is shared (entries never changed once written)."""
+        return cast(State, copy_table(game(state)))
 
-    def legal_actions(self, state: State, seat: int) -> list[dict]:
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every concrete action for ``seat`` now."""
-        return rules.legal_actions(state, seat)
+        return legal.legal_actions(game(state), seat)
 
-    def _apply(self, state: State, seat: int, action: dict) -> None:
-        """Apply a legal action to the engine's own copy."""
-        rules.apply(state, seat, action)
+    def _apply(self, state: State, seat: int, action: dict[str, Any]) -> None:
+        """Apply a legal action to the engine's own copy: its handler by type (``rules.MOVES``), then settle."""
+        rules.apply(game(state), seat, action)
 
     def awaiting(self, state: State) -> set[int]:
         """Seats the game waits for."""
-        return rules.awaiting(state)
+        return legal.awaiting(game(state))
 
     def window(self, state: State) -> str | None:
         """The open timed window (equipment interrupt, pending choice, arrangement)."""
-        return rules.window_id(state)
+        return rules.window_id(game(state))
 
     def countdown(self, state: State) -> int | None:
         """An equipment window is silent: its own countdown (``window_seconds``); None otherwise."""
-        return rules.countdown(state)
+        return rules.countdown(game(state))
 
     def on_timeout(self, state: State) -> State:
         """Expiry: a silent window closes with no card played; a pending choice takes its first option."""
-        new = fast_copy(state)
+        new = copy_table(game(state))
         rules.timeout(new)
-        return new
+        return cast(State, new)
 
-    def outcome(self, state: State) -> dict | None:
+    def outcome(self, state: State) -> dict[str, Any] | None:
         """The result once a leader fell or one player holds both leaders."""
-        return copy.deepcopy(state["result"])
+        return cast(dict[str, Any] | None, copy.deepcopy(game(state)["result"]))
 
-    def view(self, state: State, seat: int | None) -> dict:
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The seat's (or the board's) view."""
-        return views.view(state, seat)
+        return cast(dict[str, Any], views.build_view(game(state), seat))
+
+    def decode(self, data: dict[str, Any]) -> State:
+        """The state back from ``encode`` (a snapshot saved before private entries had ``"to"`` gets it)."""
+        state = super().decode(data)
+        rules.upgrade(game(state))
+        return state

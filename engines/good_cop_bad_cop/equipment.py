@@ -1,22 +1,78 @@
-"""The equipment cards: when each may be played, its concrete targets, and its effect."""
+"""The equipment cards, one record each: when it may be played, its concrete targets, and its effect.
+
+``CARDS[name]`` is an :class:`Equipment`. ``plays`` lists every legal play of a seat's hand from
+the records; ``play`` does what every card does when played (discard, log, close the window it
+was played in) and then the card's own ``effect``.
+"""
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from engines.base import State
+from .cards import Action, Frame, GameState, Kind, When
+from .table import distinct_orders, face_down, learn, living, log, push, reveal_card, tell
 
-from . import rules
-from .cards import permutations
+Extras = dict[str, Any]
+Ready = Callable[[GameState, int, Frame], bool]
+Targets = Callable[[GameState, int, Frame], list[Extras]]
+Effect = Callable[[GameState, int, Action, Frame], None]
+
+ANYWHERE = frozenset(When)
+OWN_TURN = frozenset({When.OWN})
 
 
-def positions(state: State, seat: int, only_face_down: bool) -> list[int]:
+def always(state: GameState, seat: int, frame: Frame) -> bool:
+    """No condition beyond the card's contexts."""
+    return True
+
+
+@dataclass(frozen=True)
+class Equipment:
+    """One equipment card.
+
+    ``when``: the contexts it may be played in (its holder's own turn, or a window after an
+    Investigate, on a Shoot, at the end of a turn), and ``ready`` the condition on top of them;
+    ``targets``: the extra fields of every legal way to play it now; ``effect``: what it does.
+    """
+
+    when: frozenset[When]
+    targets: Targets
+    effect: Effect
+    ready: Ready = always
+    # Action fields only its player sees (kept out of the public log).
+    secret: tuple[str, ...] = ()
+    # It stays in front of its target for the rest of the game instead of going back to the deck.
+    stays: bool = False
+    # Played on a Shoot it decides the shot itself (else the shooter gets the action phase back).
+    answers_shoot: bool = False
+
+
+# ---------------------------------------------------------------- shared targets and helpers
+
+def others(state: GameState, seat: int) -> list[int]:
+    """Living seats other than ``seat``."""
+    return [s for s in living(state) if s != seat]
+
+
+def no_target(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """A card played as it is (one way to play it)."""
+    return [{}]
+
+
+def another_player(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Any other living player."""
+    return [{"target": t} for t in others(state, seat)]
+
+
+def positions(state: GameState, seat: int, only_face_down: bool) -> list[int]:
     """Card positions (3 * seat + index) of a seat, optionally face-down ones only."""
     player = state["players"][seat]
     return [3 * seat + i for i in range(len(player["cards"])) if not (only_face_down and player["up"][i])]
 
 
-def cross_pairs(state: State, seats: list[int], only_face_down: bool) -> list[list[int]]:
+def cross_pairs(state: GameState, seats: list[int], only_face_down: bool) -> list[list[int]]:
     """Pairs of positions [p, q], p < q, of two different seats."""
     pool = [p for s in seats for p in positions(state, s, only_face_down)]
     return [[p, q] for i, p in enumerate(pool) for q in pool[i + 1:] if p // 3 != q // 3]
@@ -30,95 +86,7 @@ def product(groups: list[list[int]]) -> list[list[int]]:
     return result
 
 
-def options(state: State, seat: int, card: str, ctx: str, frame: dict) -> list[dict]:
-    """The extra fields of every legal way to play ``card`` in context ``ctx``."""
-    alive = rules.living(state)
-    others = [s for s in alive if s != seat]
-    players = state["players"]
-    if card == "taser":
-        if ctx != "own" or frame["kind"] != "action" or players[seat]["gun"]:
-            return []
-        return [{"target": t} for t in others if players[t]["gun"]]
-    if card == "report_audit":
-        return [{}] if ctx == "own" else []
-    if card == "restraining_order":
-        ok = ctx == "shoot" and seat != frame["seat"] and len(alive) > 2
-        return [{}] if ok else []
-    if card == "surveillance_camera":
-        ok = ctx == "investigate" and players[frame["target"]]["alive"] and \
-            frame["card"] < len(players[frame["target"]]["cards"]) and \
-            not players[frame["target"]]["up"][frame["card"]]
-        return [{}] if ok else []
-    if card in ("coffee", "smoke_grenade"):
-        return [{}]
-    if card == "blackmail":
-        return [{"cards": pair} for pair in cross_pairs(state, others, False)]
-    if card == "wiretap":
-        return [{"cards": pair} for pair in cross_pairs(state, others, True)]
-    if card == "defibrillator":
-        dead = [s for s in range(len(players)) if not players[s]["alive"] and s != seat]
-        return [{"target": t, "keep": i} for t in dead for i in range(len(players[t]["cards"]))]
-    if card in ("evidence_bag", "polygraph", "k9_unit"):
-        return [{"target": t} for t in others]
-    if card == "flashbang":
-        own = players[seat]["cards"]
-        rows: dict[tuple, list[int]] = {}
-        for order in permutations(len(own)):
-            rows.setdefault(tuple(own[i] for i in order), order)
-        return [{"order": order} for order in rows.values()]
-    if card == "metal_detector":
-        groups = [positions(state, t, True) for t in others if players[t]["gun"]]
-        groups = [g for g in groups if g]
-        return [{"cards": pick} for pick in product(groups)] if groups else []
-    if card == "planted_evidence":
-        return [{"target": t} for t in alive]
-    if card == "truth_serum":
-        return [{"target": t} for t in alive if rules.face_down(state, t)]
-    if card == "bribe":
-        return [{"target": t, "index": i} for t in others for i in rules.face_down(state, t)]
-    return []
-
-
-def plays(state: State, seat: int, ctx: str, frame: dict) -> list[dict]:
-    """Every play of an equipment card ``seat`` holds, in context own/shoot/investigate/end."""
-    moves = []
-    for card in sorted(state["players"][seat]["hand"]):
-        for extra in options(state, seat, card, ctx, frame):
-            moves.append({"type": "play", "card": card, **extra})
-    return moves
-
-
-def play(state: State, seat: int, action: dict, frame: dict) -> None:
-    """Play a card: close a window it was played in, discard it, then resolve its effect."""
-    card = action["card"]
-    player = state["players"][seat]
-    player["hand"].remove(card)
-    if card == "planted_evidence":
-        # It stays in front of its target for the rest of the game.
-        state["planted"] = action["target"]
-    else:
-        state["deck"].append(card)
-    # Flashbang's new order is the player's secret; everything else is seen at the table.
-    public = {k: v for k, v in action.items() if k not in ("type", "card", "order")}
-    if "cards" in action:
-        public["picks"] = [[pos // 3, pos % 3] for pos in action["cards"]]
-    rules.log(state, "play", seat=seat, equipment=card, **public)
-    if frame["kind"] == "window":
-        state["stack"].pop()
-        if frame["when"] == "shoot":
-            if card == "restraining_order":
-                rules.push(state, "redirect", seat=frame["seat"], target=frame["target"])
-                return
-            # Seed rule: after a card answers a Shoot, the shooter may shoot or act otherwise.
-            rules.push(state, "action", seat=frame["seat"])
-        else:
-            # ("answered": a key of windows in states saved before windows were silent.)
-            data = {k: v for k, v in frame.items() if k not in ("kind", "id", "answered")}
-            rules.push(state, "window", **data)
-    resolve(state, seat, action, frame)
-
-
-def swap(state: State, a: int, b: int) -> None:
+def swap(state: GameState, a: int, b: int) -> None:
     """Swap the integrity cards at positions a and b; each keeps its face (up or down)."""
     pa, pb = state["players"][a // 3], state["players"][b // 3]
     ia, ib = a % 3, b % 3
@@ -126,67 +94,304 @@ def swap(state: State, a: int, b: int) -> None:
     pa["up"][ia], pb["up"][ib] = pb["up"][ib], pa["up"][ia]
 
 
-def resolve(state: State, seat: int, action: dict, frame: dict) -> None:
-    """The effect of each card."""
-    card = action["card"]
+def learn_picks(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """See the picked cards (Metal Detector, Wiretap)."""
+    for pos in action["cards"]:
+        learn(state, seat, pos // 3, pos % 3, action["card"])
+
+
+# ---------------------------------------------------------------- the cards, one block each
+
+# Blackmail: swap any two cards of two other players.
+def blackmail_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Pairs of any two cards of two different other players."""
+    return [{"cards": pair} for pair in cross_pairs(state, others(state, seat), False)]
+
+
+def blackmail(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Swap the two cards."""
+    swap(state, *action["cards"])
+
+
+BLACKMAIL = Equipment(ANYWHERE, blackmail_targets, blackmail)
+
+
+# Coffee: take the next turn.
+def coffee(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """The next turn is this player's."""
+    state["coffee"] = seat
+
+
+COFFEE = Equipment(ANYWHERE, no_target, coffee)
+
+
+# Defibrillator: bring an eliminated player back with one card of their choice (5+ players).
+def defibrillator_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Each eliminated other player, with each card they may keep."""
     players = state["players"]
-    target = cast(int, action.get("target"))  # present for every card that names a player
-    if card == "blackmail":
-        swap(state, *action["cards"])
-    elif card == "coffee":
-        state["coffee"] = seat
-    elif card == "smoke_grenade":
-        state["direction"] = -state["direction"]
-    elif card == "defibrillator":
-        revived = players[target]
-        kept = revived["cards"][action["keep"]]
-        state["removed"].extend(c for i, c in enumerate(revived["cards"]) if i != action["keep"])
-        revived.update(cards=[kept], up=[True], alive=True, wounded=False)
-    elif card == "evidence_bag":
-        victim = players[target]["hand"]
-        taken = bool(victim)
-        if taken:
-            players[seat]["hand"].append(victim.pop(0))
-            rules.log(state, "drew", seat=seat, equipment=players[seat]["hand"][-1], private=True)
-            rules.log(state, "lost", seat=target, equipment=players[seat]["hand"][-1], private=True)
-        rules.log(state, "bag_result", seat=seat, target=target, taken=taken)
-    elif card == "flashbang":
-        me = players[seat]
-        me["cards"] = [me["cards"][i] for i in action["order"]]
-        me["up"] = [False] * len(me["cards"])
-    elif card == "k9_unit":
-        if players[target]["gun"]:
-            players[target]["gun"], players[target]["aim"] = False, None
-            state["guns_left"] += 1
-        if state["turn"] == target:
-            state["no_arm"] = target
-    elif card in ("metal_detector", "wiretap"):
-        for pos in action["cards"]:
-            rules.learn(state, seat, pos // 3, pos % 3, card)
-    elif card == "polygraph":
-        for i in range(len(players[target]["cards"])):
-            rules.learn(state, seat, target, i, card)
-        for i in range(len(players[seat]["cards"])):
-            rules.learn(state, target, seat, i, card)
-    elif card == "report_audit":
-        seats = [s for s in rules.living(state) if not any(players[s]["up"]) and rules.face_down(state, s)]
-        rules.push(state, "audit", seats=seats)
-    elif card == "surveillance_camera":
-        rules.reveal_card(state, frame["target"], frame["card"])
-    elif card == "taser":
-        players[target]["gun"], players[target]["aim"] = False, None
-        players[seat]["gun"], players[seat]["aim"] = True, None
-        state["stack"].pop()  # the action frame: Taser is this turn's action
-    elif card == "truth_serum":
-        rules.push(state, "reveal", seat=target, why="truth_serum")
-    elif card == "bribe":
-        rules.learn(state, seat, target, action["index"], "bribe")
-        rules.push(state, "bribe", seat=seat, target=target, card=action["index"])
+    dead = [s for s in range(len(players)) if not players[s]["alive"] and s != seat]
+    return [{"target": t, "keep": i} for t in dead for i in range(len(players[t]["cards"]))]
 
 
-def bribe_swap(state: State, seat: int, frame: dict, own: int | None) -> None:
-    """Bribe: optionally swap the investigated card with one of your own."""
+def defibrillator(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """The player is back, unwounded, with the kept card face-up; the others leave the game."""
+    revived = state["players"][action["target"]]
+    kept = revived["cards"][action["keep"]]
+    state["removed"].extend(c for i, c in enumerate(revived["cards"]) if i != action["keep"])
+    revived["cards"], revived["up"], revived["alive"], revived["wounded"] = [kept], [True], True, False
+
+
+DEFIBRILLATOR = Equipment(ANYWHERE, defibrillator_targets, defibrillator)
+
+
+# Evidence Bag: take another player's equipment card.
+def evidence_bag(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Take the target's equipment (each of the two sees which); the table sees whether."""
+    target = action["target"]
+    players = state["players"]
+    victim = players[target]["hand"]
+    taken = bool(victim)
+    if taken:
+        players[seat]["hand"].append(victim.pop(0))
+        tell(state, "drew", seat, equipment=players[seat]["hand"][-1])
+        tell(state, "lost", target, equipment=players[seat]["hand"][-1])
+    log(state, "bag_result", seat=seat, target=target, taken=taken)
+
+
+EVIDENCE_BAG = Equipment(ANYWHERE, another_player, evidence_bag)
+
+
+# Flashbang: rearrange your own cards, all face-down again (the new order stays secret).
+def flashbang_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Each distinct new order of one's own cards."""
+    return [{"order": order} for order in distinct_orders(state["players"][seat]["cards"])]
+
+
+def flashbang(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Reorder one's cards and turn them all face-down."""
+    me = state["players"][seat]
+    me["cards"] = [me["cards"][i] for i in action["order"]]
+    me["up"] = [False] * len(me["cards"])
+
+
+FLASHBANG = Equipment(ANYWHERE, flashbang_targets, flashbang, secret=("order",))
+
+
+# K-9 Unit: disarm a player; on their own turn they may not arm again.
+def k9_unit(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """The target's gun goes back; the Lead Investigator so disarmed cannot Arm this turn."""
+    target = action["target"]
+    victim = state["players"][target]
+    if victim["gun"]:
+        victim["gun"], victim["aim"] = False, None
+        state["guns_left"] += 1
+    if state["turn"] == target:
+        state["no_arm"] = target
+
+
+K9_UNIT = Equipment(ANYWHERE, another_player, k9_unit)
+
+
+# Metal Detector: see one face-down card of each other armed player.
+def metal_detector_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """One face-down card of each armed other player that has one (none armed: not playable)."""
+    players = state["players"]
+    groups = [positions(state, t, True) for t in others(state, seat) if players[t]["gun"]]
+    groups = [g for g in groups if g]
+    return [{"cards": pick} for pick in product(groups)] if groups else []
+
+
+METAL_DETECTOR = Equipment(ANYWHERE, metal_detector_targets, learn_picks)
+
+
+# Planted Evidence: the target's Honest and Crooked cards count for the other side.
+def anyone(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Any living player, oneself included."""
+    return [{"target": t} for t in living(state)]
+
+
+def planted_evidence(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Planted in front of the target."""
+    state["planted"] = action["target"]
+
+
+PLANTED_EVIDENCE = Equipment(ANYWHERE, anyone, planted_evidence, stays=True)
+
+
+# Polygraph: you and another player see all of each other's cards.
+def polygraph(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Each of the two learns every card of the other."""
+    target = action["target"]
+    players = state["players"]
+    for i in range(len(players[target]["cards"])):
+        learn(state, seat, target, i, "polygraph")
+    for i in range(len(players[seat]["cards"])):
+        learn(state, target, seat, i, "polygraph")
+
+
+POLYGRAPH = Equipment(ANYWHERE, another_player, polygraph)
+
+
+# Report Audit (6+ players, own turn): every player with no face-up card reveals one.
+def report_audit(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Ask every living player without a face-up card (and with a face-down one) to reveal one."""
+    players = state["players"]
+    seats = [s for s in living(state) if not any(players[s]["up"]) and face_down(state, s)]
+    push(state, Kind.AUDIT, seats=seats)
+
+
+REPORT_AUDIT = Equipment(OWN_TURN, no_target, report_audit)
+
+
+# Restraining Order (on another's Shoot, 3+ alive): the shooter must aim at a third player and shoot.
+def restraining_order_ready(state: GameState, seat: int, frame: Frame) -> bool:
+    """Someone else's Shoot, with a third living player to redirect to."""
+    return seat != frame["seat"] and len(living(state)) > 2
+
+
+def restraining_order(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """The shooter picks a new target (neither themself nor the old one) and fires at once."""
+    push(state, Kind.REDIRECT, seat=frame["seat"], target=frame["target"])
+
+
+RESTRAINING_ORDER = Equipment(frozenset({When.SHOOT}), no_target, restraining_order,
+                              ready=restraining_order_ready, answers_shoot=True)
+
+
+# Smoke Grenade: turns now go the other way.
+def smoke_grenade(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Reverse the direction of play."""
+    state["direction"] = -state["direction"]
+
+
+SMOKE_GRENADE = Equipment(ANYWHERE, no_target, smoke_grenade)
+
+
+# Surveillance Camera (after an Investigate): the investigated card is turned face-up.
+def surveillance_camera_ready(state: GameState, seat: int, frame: Frame) -> bool:
+    """The investigated player is alive and the card is still there, face-down."""
+    target = state["players"][frame["target"]]
+    return target["alive"] and frame["card"] < len(target["cards"]) and not target["up"][frame["card"]]
+
+
+def surveillance_camera(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Reveal the investigated card."""
+    reveal_card(state, frame["target"], frame["card"])
+
+
+SURVEILLANCE_CAMERA = Equipment(frozenset({When.INVESTIGATE}), no_target, surveillance_camera,
+                                ready=surveillance_camera_ready)
+
+
+# Taser (own action phase, unarmed): take another player's gun; that is the turn's action.
+def taser_ready(state: GameState, seat: int, frame: Frame) -> bool:
+    """Phase 1 of one's own turn, holding no gun."""
+    return frame["kind"] == Kind.ACTION and not state["players"][seat]["gun"]
+
+
+def taser_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Each armed other player."""
+    return [{"target": t} for t in others(state, seat) if state["players"][t]["gun"]]
+
+
+def taser(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """The gun changes hands, unaimed; the action phase is over."""
+    players = state["players"]
+    players[action["target"]]["gun"], players[action["target"]]["aim"] = False, None
+    players[seat]["gun"], players[seat]["aim"] = True, None
+    state["stack"].pop()  # the action frame: Taser is this turn's action
+
+
+TASER = Equipment(OWN_TURN, taser_targets, taser, ready=taser_ready)
+
+
+# Truth Serum: a player of your choice reveals a card of their choice.
+def truth_serum_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Any living player with a face-down card, oneself included."""
+    return [{"target": t} for t in living(state) if face_down(state, t)]
+
+
+def truth_serum(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Ask the target to reveal one card."""
+    push(state, Kind.REVEAL, seat=action["target"], why="truth_serum")
+
+
+TRUTH_SERUM = Equipment(ANYWHERE, truth_serum_targets, truth_serum)
+
+
+# Wiretap: see two face-down cards of two other players.
+def wiretap_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Pairs of face-down cards of two different other players."""
+    return [{"cards": pair} for pair in cross_pairs(state, others(state, seat), True)]
+
+
+WIRETAP = Equipment(ANYWHERE, wiretap_targets, learn_picks)
+
+
+# Bribe (optional card): see a face-down card of another player, then you may swap it with one of yours.
+def bribe_targets(state: GameState, seat: int, frame: Frame) -> list[Extras]:
+    """Each face-down card of each other player."""
+    return [{"target": t, "index": i} for t in others(state, seat) for i in face_down(state, t)]
+
+
+def bribe(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """See the card, then choose whether to swap (a ``bribe`` frame)."""
+    learn(state, seat, action["target"], action["index"], "bribe")
+    push(state, Kind.BRIBE, seat=seat, target=action["target"], card=action["index"])
+
+
+def bribe_swap(state: GameState, seat: int, frame: Frame, own: int | None) -> None:
+    """Bribe's second step: optionally swap the investigated card with one of your own."""
     if own is None:
         return
     swap(state, 3 * seat + own, 3 * frame["target"] + frame["card"])
-    rules.log(state, "bribe_swap", seat=seat, target=frame["target"], card=frame["card"], own=own)
+    log(state, "bribe_swap", seat=seat, target=frame["target"], card=frame["card"], own=own)
+
+
+BRIBE = Equipment(ANYWHERE, bribe_targets, bribe)
+
+
+CARDS: dict[str, Equipment] = {
+    "blackmail": BLACKMAIL, "coffee": COFFEE, "defibrillator": DEFIBRILLATOR, "evidence_bag": EVIDENCE_BAG,
+    "flashbang": FLASHBANG, "k9_unit": K9_UNIT, "metal_detector": METAL_DETECTOR,
+    "planted_evidence": PLANTED_EVIDENCE, "polygraph": POLYGRAPH, "report_audit": REPORT_AUDIT,
+    "restraining_order": RESTRAINING_ORDER, "smoke_grenade": SMOKE_GRENADE,
+    "surveillance_camera": SURVEILLANCE_CAMERA, "taser": TASER, "truth_serum": TRUTH_SERUM,
+    "wiretap": WIRETAP, "bribe": BRIBE,
+}
+
+
+# ---------------------------------------------------------------- playing a card
+
+def plays(state: GameState, seat: int, when: When, frame: Frame) -> list[Action]:
+    """Every play of an equipment card ``seat`` holds, in context ``when`` (own/investigate/shoot/end)."""
+    moves: list[Action] = []
+    for name in sorted(state["players"][seat]["hand"]):
+        card = CARDS[name]
+        if when in card.when and card.ready(state, seat, frame):
+            moves.extend({"type": "play", "card": name, **extra} for extra in card.targets(state, seat, frame))
+    return moves
+
+
+def play(state: GameState, seat: int, action: Action, frame: Frame) -> None:
+    """Play a card: discard it, log it, close a window it was played in, then its effect."""
+    name = action["card"]
+    card = CARDS[name]
+    state["players"][seat]["hand"].remove(name)
+    if not card.stays:
+        state["deck"].append(name)
+    public = {k: v for k, v in action.items() if k not in ("type", "card", *card.secret)}
+    if "cards" in action:
+        public["picks"] = [[pos // 3, pos % 3] for pos in action["cards"]]
+    log(state, "play", seat=seat, equipment=name, **public)
+    if frame["kind"] == Kind.WINDOW:
+        state["stack"].pop()
+        if frame["when"] == When.SHOOT:
+            if not card.answers_shoot:
+                # Seed rule: after a card answers a Shoot, the shooter may shoot or act otherwise.
+                push(state, Kind.ACTION, seat=frame["seat"])
+        else:
+            # ("answered": a key of windows in states saved before windows were silent.)
+            data = {k: v for k, v in frame.items() if k not in ("kind", "id", "answered")}
+            push(state, Kind.WINDOW, **data)
+    card.effect(state, seat, action, frame)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from engines.base import State
+from typing import Any
 
-from . import rules
-from .cards import team_of
+from engines.base import visible_log
 
-PHASES = {"arrange": "arrange", "action": "action", "aim": "aim", "window": "respond",
-          "reveal": "reveal", "audit": "audit", "keep": "keep", "bribe": "bribe",
-          "redirect": "redirect"}
-# Frame fields everybody saw happen (never a card name, never a hand).
-PUBLIC_FRAME = ("kind", "seat", "when", "target", "card", "why", "seats")
+from .cards import PHASES, PUBLIC_FRAME, CardView, GameState, GameView, Phase
+from .legal import awaiting, legal_actions
+from .rules import silent, team_of, window_id
+from .table import top
 
 
-def card_views(state: State, seat: int | None) -> list[list[dict]]:
+def card_views(state: GameState, seat: int | None) -> list[list[CardView]]:
     """Each seat's integrity cards; a name only where this viewer may know it."""
     over = state["result"] is not None
     return [[{"name": name if (up or s == seat or over) else None, "face_up": up}
@@ -22,31 +20,31 @@ def card_views(state: State, seat: int | None) -> list[list[dict]]:
             for s, p in enumerate(state["players"])]
 
 
-def pending(state: State) -> dict | None:
+def pending(state: GameState) -> dict[str, Any] | None:
     """The public description of the frame on top (what the table waits for)."""
-    frame = rules.top(state)
+    frame = top(state)
     if frame is None or state["result"] is not None:
         return None
-    return {key: frame[key] for key in PUBLIC_FRAME if key in frame}
+    fields: dict[str, Any] = dict(frame)
+    return {key: fields[key] for key in PUBLIC_FRAME if key in fields}
 
 
-def view(state: State, seat: int | None) -> dict:
+def build_view(state: GameState, seat: int | None) -> GameView:
     """The view for ``seat`` (None = the public board)."""
     players = state["players"]
-    frame = rules.top(state)
+    frame = top(state)
     me = players[seat] if seat is not None else None
     over = state["result"] is not None
     outcome = state["result"]
-    legal = rules.legal_actions(state, seat) if seat is not None else []
+    legal = legal_actions(state, seat) if seat is not None else []
     return {
         "seat": seat,
-        "phase": "over" if over or frame is None else PHASES[frame["kind"]],
+        "phase": Phase.OVER if over or frame is None else PHASES[frame["kind"]],
         "turn": state["turn"],
-        # Entries are shared with the state (never changed once written): treat them as read-only.
-        "log": [line for line in state["log"] if "private" not in line or line["seat"] == seat],
+        "log": visible_log(state["log"], seat),
         "legal": legal,
         "players": len(players),
-        "awaiting": sorted(rules.awaiting(state)),
+        "awaiting": sorted(awaiting(state)),
         "outcome": outcome,
         "cards": card_views(state, seat),
         "hand": list(me["hand"]) if me else [],
@@ -56,7 +54,7 @@ def view(state: State, seat: int | None) -> dict:
         "wounded": [p["wounded"] for p in players],
         "alive": [p["alive"] for p in players],
         "arranged": [p["arranged"] for p in players],
-        "learned": [dict(entry) for entry in me["learned"]] if me else [],
+        "learned": [entry.copy() for entry in me["learned"]] if me else [],
         "team": team_of(me["cards"], state["planted"] == seat) if me else None,
         "direction": state["direction"],
         "coffee": state["coffee"],
@@ -65,8 +63,8 @@ def view(state: State, seat: int | None) -> dict:
         "no_arm": state["no_arm"],
         "pending": pending(state),
         "playable": sorted({a["card"] for a in legal if a["type"] == "play"}),
-        "window": rules.window_id(state),
+        "window": window_id(state),
         # A silent equipment window is open: every screen shows the same countdown, nobody taps Pass.
-        "silent": rules.silent(state),
+        "silent": silent(state),
         "reveal": outcome["reveal"] if outcome else None,
     }

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from .cards import DAMAGE, GUNS, INSPECTION, JAMMER, VEST, opposite
 
 EQUIP_ORDER = ("magnum_44", "magnum_357", "revolver_38", "vest", "jammer", "flawless_shot")
 
 
-def _known_identity(view: dict, seat: int) -> str | None:
+def _known_identity(view: dict[str, Any], seat: int) -> str | None:
     """What this seat knows of ``seat``'s identity: revealed at death, or learned by inspection."""
-    return view["revealed"][seat] or view["learned"][seat]
+    known: str | None = view["revealed"][seat] or view["learned"][seat]
+    return known
 
 
-def _stance(view: dict) -> dict[int, float]:
+def _stance(view: dict[str, Any]) -> dict[int, float]:
     """A score per living other seat: positive for likely enemies, negative for likely friends."""
     me, mine = view["seat"], view["identity"]
     scores = {s: 0.0 for s in range(view["players"]) if s != me and view["alive"][s]}
@@ -41,20 +43,20 @@ def _stance(view: dict) -> dict[int, float]:
     return scores
 
 
-def _by_type(legal: list[dict]) -> dict[str, list[dict]]:
+def _by_type(legal: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The legal actions grouped by type."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}
     for action in legal:
         groups.setdefault(action["type"], []).append(action)
     return groups
 
 
-def _draw(view: dict, moves: list[dict]) -> dict:
+def _draw(view: dict[str, Any], moves: list[dict[str, Any]]) -> dict[str, Any]:
     """Take a useful market card, else the top of the deck."""
     me = view["seat"]
     mine = view["in_play"][me] + view["hand"]
     best_gun = max((DAMAGE[c["kind"]] for c in mine if c["kind"] in GUNS), default=0)
-    wanted: list[tuple[int, dict]] = []
+    wanted: list[tuple[int, dict[str, Any]]] = []
     for action in moves:
         if action["from"] != "market":
             continue
@@ -71,8 +73,8 @@ def _draw(view: dict, moves: list[dict]) -> dict:
     return deck[0] if deck else moves[0]
 
 
-def _shoot(view: dict, moves: list[dict], scores: dict[int, float], rng: random.Random,
-           sure: bool) -> dict | None:
+def _shoot(view: dict[str, Any], moves: list[dict[str, Any]], scores: dict[int, float], rng: random.Random,
+           sure: bool) -> dict[str, Any] | None:
     """The strongest shot at the likeliest enemy (only sure enemies when ``sure``)."""
     guns = {c["id"]: DAMAGE[c["kind"]] for c in view["in_play"][view["seat"]] if c["kind"] in GUNS}
     targets = [s for s in scores if scores[s] > 0] if sure else [s for s in scores if scores[s] >= 0]
@@ -85,7 +87,7 @@ def _shoot(view: dict, moves: list[dict], scores: dict[int, float], rng: random.
     return max(shots, key=lambda a: guns.get(a["gun"], 0)) if shots else None
 
 
-def heuristic(view: dict, rng: random.Random) -> dict:
+def heuristic(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """Shoot known enemies, inspect the unknown, equip the rest, never shoot known friends."""
     legal = view["legal"]
     groups = _by_type(legal)

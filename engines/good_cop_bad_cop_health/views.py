@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
-from .cards import DAMAGE
+from engines.base import visible_log
+
+from .cards import (
+    DAMAGE,
+    DRAW,
+    END_TURN,
+    EQUIP,
+    INSPECT,
+    KEEP_IDENTITY,
+    SHOOT,
+    Action,
+    Card,
+    HealthState,
+    HealthView,
+    Moves,
+    Outcome,
+    Phase,
+    Reveal,
+)
+from .legal import awaiting, legal_actions
 
 
-def public_card(card: dict | None) -> dict | None:
+def public_card(card: Card) -> Card:
     """A face-up card as the views show it."""
-    return None if card is None else {"id": card["id"], "kind": card["kind"]}
+    return {"id": card["id"], "kind": card["kind"]}
 
 
-def visible_log(state: dict, seat: int | None) -> list[dict]:
-    """Public entries, plus this seat's own private ones."""
-    # Entries are flat and never changed once logged: a shallow copy per entry suffices.
-    return [dict(entry) for entry in state["log"]
-            if not entry.get("private") or (seat is not None and entry.get("seat") == seat)]
-
-
-def reveal(state: dict) -> dict:
+def reveal(state: HealthState) -> Reveal:
     """Every secret, for the end of the game."""
     return {
         "identities": [p["identity"] for p in state["players"]],
@@ -25,60 +37,54 @@ def reveal(state: dict) -> dict:
     }
 
 
-def outcome_of(state: dict) -> dict | None:
+def outcome_of(state: HealthState) -> Outcome | None:
     """The outcome with teams by final identity and the reveal, or None while running."""
     result = state["result"]
     if result is None:
         return None
     teams: dict[str, list[int]] = {}
     for seat, player in enumerate(state["players"]):
-        teams.setdefault(player["identity"], []).append(seat)
+        identity = player["identity"]
+        assert identity is not None  # every seat holds one before any shot (duellists choose first)
+        teams.setdefault(identity, []).append(seat)
     return {"winners": list(result["winners"]), "reason": result["reason"],
             "teams": teams, "reveal": reveal(state)}
 
 
-def awaiting_of(state: dict) -> set[int]:
-    """The seats the game waits for: both duellists choosing, else the player on turn."""
-    if state["result"] is not None:
-        return set()
-    if state["phase"] == "keep_identity":
-        return {s for s, p in enumerate(state["players"]) if p["choices"] is not None}
-    return {state["turn"]}
-
-
-def moves_of(legal: list[dict], hand: list[dict], in_play: list[dict]) -> dict:
+def moves_of(legal: list[Action], hand: list[Card], in_play: list[Card]) -> Moves:
     """The legal moves grouped for the phone's buttons (strongest gun first)."""
     cards = {c["id"]: c for c in hand + in_play}
-    shoot = [a for a in legal if a["type"] == "shoot"]
-    inspect = [a for a in legal if a["type"] == "inspect"]
+    shoot = [a for a in legal if a["type"] == SHOOT]
+    inspect = [a for a in legal if a["type"] == INSPECT]
     guns = sorted({a["gun"] for a in shoot}, key=lambda g: (-DAMAGE[cards[g]["kind"]], g))
     return {
-        "keep": [a["index"] for a in legal if a["type"] == "keep_identity"],
-        "draw_deck": {"type": "draw", "from": "deck"} in legal,
-        "draw_market": [a["index"] for a in legal if a["type"] == "draw" and a["from"] == "market"],
-        "equip": [a["card"] for a in legal if a["type"] == "equip"],
+        "keep": [a["index"] for a in legal if a["type"] == KEEP_IDENTITY],
+        "draw_deck": {"type": DRAW, "from": "deck"} in legal,
+        "draw_market": [a["index"] for a in legal if a["type"] == DRAW and a["from"] == "market"],
+        "equip": [a["card"] for a in legal if a["type"] == EQUIP],
         "inspect_card": inspect[0]["card"] if inspect else None,
         "inspect_targets": sorted({a["target"] for a in inspect}),
         "shoot_guns": [{"id": g, "kind": cards[g]["kind"], "damage": DAMAGE[cards[g]["kind"]]}
                        for g in guns],
         "shoot_targets": sorted({a["target"] for a in shoot}),
-        "end_turn": {"type": "end_turn"} in legal,
+        "end_turn": {"type": END_TURN} in legal,
     }
 
 
-def build_view(state: dict, seat: int | None, legal: list[dict]) -> dict:
+def build_view(state: HealthState, seat: int | None) -> HealthView:
     """The view for ``seat`` (None: the board). Hand sizes of others are never shown."""
     players = state["players"]
     outcome = outcome_of(state)
     me = players[seat] if seat is not None else None
-    view = {
+    legal = [] if seat is None else legal_actions(state, seat)
+    view: HealthView = {
         "seat": seat,
         "phase": state["phase"],
-        "turn": None if state["phase"] in ("keep_identity", "over") else state["turn"],
-        "log": visible_log(state, seat),
+        "turn": None if state["phase"] in (Phase.KEEP_IDENTITY, Phase.OVER) else state["turn"],
+        "log": visible_log(state["log"], seat),
         "legal": legal,
         "players": state["n"],
-        "awaiting": sorted(awaiting_of(state)),
+        "awaiting": sorted(awaiting(state)),
         "outcome": outcome,
         "variant": state["variant"],
         "flawless_shot_always": state["options"]["flawless_shot_always"],
@@ -87,7 +93,7 @@ def build_view(state: dict, seat: int | None, legal: list[dict]) -> dict:
         # Identities of the eliminated are public; the living keep theirs secret.
         "revealed": [None if p["alive"] else p["identity"] for p in players],
         "in_play": [[public_card(c) for c in p["in_play"]] for p in players],
-        "market": [public_card(c) for c in state["market"]],
+        "market": [None if c is None else public_card(c) for c in state["market"]],
         "deck": len(state["deck"]),
         "discard": len(state["discard"]),
         "identity_pile": len(state["identity_pile"]),
@@ -97,8 +103,8 @@ def build_view(state: dict, seat: int | None, legal: list[dict]) -> dict:
         "identity_choices": list(me["choices"]) if me and me["choices"] else None,
         "hand": [public_card(c) for c in sorted(me["hand"], key=lambda c: c["id"])] if me else [],
         "learned": list(me["learned"]) if me else [None] * state["n"],
+        "moves": moves_of(legal, me["hand"] if me else [], me["in_play"] if me else []),
     }
-    view["moves"] = moves_of(legal, me["hand"] if me else [], me["in_play"] if me else [])
     if outcome is not None:
         view["reveal"] = outcome["reveal"]
     return view

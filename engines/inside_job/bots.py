@@ -9,43 +9,43 @@ the Agent whose votes looked most like someone who knew the Traitors.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+
+from engines.inside_job.cards import Action, InsideJobView, LogEntry
 
 LAST_CHANCE = 4  # rejections before the fifth proposal
 
 
-def heuristic(view: dict, rng: random.Random) -> dict:
+def heuristic(view: InsideJobView, rng: random.Random) -> Action:
     """One legal action for this seat, chosen from its view only."""
     legal = view["legal"]
-    kind = legal[0]["type"]
-    if kind == "propose":
-        return _propose(view, rng)
-    if kind == "vote":
-        return _vote(view)
-    if kind == "play":
-        return _play(view, legal)
-    if kind == "examine":
-        return _examine(view, legal, rng)
-    if kind == "assassinate":
-        return _assassinate(view, legal, rng)
-    return rng.choice(legal)
+    choose = CHOOSERS.get(legal[0]["type"])
+    return rng.choice(legal) if choose is None else choose(view, legal, rng)
 
 
-def _events(view: dict, name: str) -> list[dict]:
+def _me(view: InsideJobView) -> int:
+    """This bot's seat (a bot only ever reads a seat's view, never the board's)."""
+    seat = view["seat"]
+    assert seat is not None, "a bot reads a seat's view"
+    return seat
+
+
+def _events(view: InsideJobView, name: str) -> list[LogEntry]:
     """Log entries of one kind."""
     return [e for e in view["log"] if e["event"] == name]
 
 
-def _traitor_mates(view: dict) -> set[int]:
+def _traitor_mates(view: InsideJobView) -> set[int]:
     """The Traitors this seat knows, itself included when it is one."""
     mates = set(view["known"]) if view["known_as"] == "traitors" and view["side"] == "traitors" else set()
     if view["side"] == "traitors":
-        mates.add(view["seat"])
+        mates.add(_me(view))
     return mates
 
 
-def suspicion(view: dict) -> list[float]:
+def suspicion(view: InsideJobView) -> list[float]:
     """How likely each seat looks to be a Traitor, from this Agent's point of view."""
-    me = view["seat"]
+    me = _me(view)
     score = [0.0] * view["players"]
     approved_by: list[int] = []
     rejected_by: list[int] = []
@@ -76,7 +76,7 @@ def suspicion(view: dict) -> list[float]:
     return score
 
 
-def _score_mission(score: list[float], entry: dict, me: int, approved_by: list[int],
+def _score_mission(score: list[float], entry: LogEntry, me: int, approved_by: list[int],
                    leader: int | None) -> None:
     """Blame the team (and, less, its leader and backers) for Sabotage; credit clean teams."""
     others = [s for s in entry["team"] if s != me]
@@ -98,17 +98,17 @@ def _score_mission(score: list[float], entry: dict, me: int, approved_by: list[i
         score[leader] += 0.5
 
 
-def _least_suspicious(view: dict, size: int, rng: random.Random) -> list[int]:
+def _least_suspicious(view: InsideJobView, size: int, rng: random.Random) -> list[int]:
     """The ``size`` seats this Agent trusts most (itself first), ties broken at random."""
     score = suspicion(view)
     order = sorted(range(view["players"]), key=lambda s: (score[s], rng.random()))
     return sorted(order[:size])
 
 
-def _propose(view: dict, rng: random.Random) -> dict:
+def _propose(view: InsideJobView, legal: list[Action], rng: random.Random) -> Action:
     """Agents pick the most trusted team; Traitors take themself plus trusted-looking Agents."""
     size = view["team_size"]
-    me = view["seat"]
+    me = _me(view)
     if view["side"] == "traitors":
         mates = _traitor_mates(view)
         others = [s for s in range(view["players"]) if s not in mates]
@@ -121,12 +121,12 @@ def _propose(view: dict, rng: random.Random) -> dict:
     return {"type": "propose", "team": team}
 
 
-def _was_on_failed_mission(view: dict, seat: int) -> bool:
+def _was_on_failed_mission(view: InsideJobView, seat: int) -> bool:
     """Whether a seat sat on a mission that drew Sabotage."""
     return any(seat in e["team"] and e["sabotage"] for e in _events(view, "mission"))
 
 
-def _vote(view: dict) -> dict:
+def _vote(view: InsideJobView, legal: list[Action], rng: random.Random) -> Action:
     """Agents back teams of trusted seats; Traitors back teams holding a Traitor."""
     team = view["team"] or []
     if view["side"] == "traitors":
@@ -148,7 +148,7 @@ def _vote(view: dict) -> dict:
     return {"type": "vote", "approve": approve}
 
 
-def _play(view: dict, legal: list[dict]) -> dict:
+def _play(view: InsideJobView, legal: list[Action], rng: random.Random) -> Action:
     """Agents play Success; a Traitor sabotages when the known Traitors on the team can fail it."""
     if len(legal) == 1:
         return legal[0]
@@ -165,7 +165,7 @@ def _play(view: dict, legal: list[dict]) -> dict:
     return {"type": "play", "card": "sabotage" if sabotage else "success"}
 
 
-def _examine(view: dict, legal: list[dict], rng: random.Random) -> dict:
+def _examine(view: InsideJobView, legal: list[Action], rng: random.Random) -> Action:
     """Agents examine the most doubtful seat; Traitors examine a seat they do not know."""
     targets = [a["target"] for a in legal]
     if view["side"] == "traitors":
@@ -178,7 +178,7 @@ def _examine(view: dict, legal: list[dict], rng: random.Random) -> dict:
     return {"type": "examine", "target": best}
 
 
-def _assassinate(view: dict, legal: list[dict], rng: random.Random) -> dict:
+def _assassinate(view: InsideJobView, legal: list[Action], rng: random.Random) -> Action:
     """Name the seat whose votes and proposals best avoided the Traitors."""
     mates = _traitor_mates(view)
     merlin_like = {a["target"]: 0.0 for a in legal}
@@ -196,3 +196,14 @@ def _assassinate(view: dict, legal: list[dict], rng: random.Random) -> dict:
             merlin_like[entry["leader"]] += 1.0
     best = max(merlin_like, key=lambda s: (merlin_like[s], rng.random()))
     return {"type": "assassinate", "target": best}
+
+
+Chooser = Callable[[InsideJobView, list[Action], random.Random], Action]
+# The kind of decision this seat faces (its legal actions all share one type) -> who decides it.
+CHOOSERS: dict[str, Chooser] = {
+    "propose": _propose,
+    "vote": _vote,
+    "play": _play,
+    "examine": _examine,
+    "assassinate": _assassinate,
+}

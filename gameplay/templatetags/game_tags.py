@@ -1,10 +1,11 @@
-"""Tags the game templates share: move forms, seat names, JSON."""
+"""Tags the game templates share: move forms, the table socket's path, seat names, JSON."""
 
 from __future__ import annotations
 
 import json
 
 from django import template
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, pgettext
@@ -59,6 +60,12 @@ def move_button(context, action: dict, label: str, css_class: str = "", data_tes
         data_test,
         label,
     )
+
+
+@register.simple_tag
+def table_socket_url(code: str) -> str:
+    """A table's socket path: the Channels route ``table_socket`` (``gameplay.routing``), as {% url %} for pages."""
+    return reverse("table_socket", args=[code], urlconf="gameplay.routing")
 
 
 @register.filter

@@ -20,7 +20,7 @@ import pytest
 
 from engines.registry import get_engine
 from gameplay.models import Game, GameSeat, Move
-from gameplay.services import game_state
+from gameplay.selectors import game_state
 from lobby.models import Table
 from tests.e2e.conftest import PHONE, TABLET, save_screenshots, tap_and_settle
 from tests.e2e.test_inside_job_browser import sit_down

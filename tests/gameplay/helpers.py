@@ -7,7 +7,9 @@ import uuid
 
 from engines.registry import get_engine
 from gameplay.models import Game
-from gameplay.services import game_state
+from gameplay.selectors import game_state
+from gameplay.services import MoveRefused, move_submit
+from gameplay.views import refusal_answer
 
 
 def move_data(game: Game, action: dict, *, version: int | None = None, move_id: str | None = None) -> dict:
@@ -15,6 +17,15 @@ def move_data(game: Game, action: dict, *, version: int | None = None, move_id: 
     data = {"version": str(game.version if version is None else version), "action": json.dumps(action)}
     data["move_id"] = move_id or uuid.uuid4().hex
     return data
+
+
+def submit_status(**kwargs) -> int:
+    """``move_submit(**kwargs)`` answered as the move view answers it: 200, or its refusal's status."""
+    try:
+        move_submit(**kwargs)
+    except MoveRefused as refusal:
+        return refusal_answer(refusal)[0]
+    return 200
 
 
 def legal(game: Game, seat: int) -> list[dict]:

@@ -15,7 +15,7 @@ from config.asgi import application
 from gameplay import consumers
 from gameplay.services import move_submit
 from tests.conftest import start
-from tests.gameplay.helpers import awaited_movers, legal
+from tests.gameplay.helpers import awaited_movers, legal, submit_status
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -78,11 +78,11 @@ async def test_socket_sends_the_revision_and_then_each_new_one_only(redis_layer,
     action = (await sync_to_async(legal)(game, leader))[0]
     player = people[leader].player
     result = await sync_to_async(move_submit)(game_id=game.pk, player=player, version=0, move_id="a", action=action)
-    assert result.ok
+    assert result.seq == 1 and not result.duplicate  # taken (a refusal raises)
     frame = await next_revision(socket, started["v"])
     assert frame == {"v": first["v"] + 2}
     # A refused move changes nothing and pushes nothing.
-    await sync_to_async(move_submit)(game_id=game.pk, player=player, version=0, move_id="b", action=action)
+    await sync_to_async(submit_status)(game_id=game.pk, player=player, version=0, move_id="b", action=action)
     assert await socket.receive_nothing(timeout=0.5)
     await socket.disconnect()
 

@@ -28,7 +28,8 @@ from engines.base import IllegalAction, canonical
 from engines.registry import get_engine
 from gameplay import services
 from gameplay.models import Game, Move
-from gameplay.services import game_expire, game_replay, game_state, move_submit
+from gameplay.selectors import game_replay, game_state
+from gameplay.services import game_expire
 from tests.conftest import Guest, start
 from tests.fuzzing import (
     DEEP,
@@ -43,6 +44,7 @@ from tests.fuzzing import (
     short,
     very_deep,
 )
+from tests.gameplay.helpers import submit_status
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +52,7 @@ GAMES = [("coup", 3), ("inside_job", 5), ("good_cop_bad_cop", 4), ("good_cop_bad
 POSTS_PER_GAME = 640
 POSTS_PER_STATE = 16
 MAX_REPORTED = 25
-LONG_TEXT = 4000  # gameplay.views.MAX_ACTION_CHARS: a longer action text may be refused unread
+LONG_TEXT = 4000  # gameplay.forms.MAX_ACTION_CHARS: a longer action text may be refused unread
 HTMX_STATUSES = {200, 400, 403, 409}
 PLAIN_STATUSES = {302, 400, 403, 409}  # a non-htmx answer redirects to the table page
 
@@ -253,7 +255,7 @@ def advance(t: TableUnderFuzz, rng: random.Random, failures: list[str]) -> None:
     t.read()
     if t.game.over:
         check_replay(t, failures)
-        assert t.people[0].post(f"/t/{t.table.code}/host/", {"what": "again"}).status_code == 302
+        assert t.people[0].post(f"/t/{t.table.code}/host/again/").status_code == 302
         t.game = t.table.games.get(status="running")
         t.read()
 
@@ -379,7 +381,8 @@ def test_move_submit_with_crafted_python_values_never_raises_or_changes_the_game
     """``move_submit`` called directly with values no JSON form can carry (floats, bools, NaN, 2**100, nesting).
 
     Each value replaces each key of each awaited seat's first legal actions; plus non-dict
-    actions. Every call returns a refusal (400/409), none raises, and the game is untouched.
+    actions. Every call is refused (a MoveRefused the move view answers 400/409), none raises anything
+    else, and the game is untouched.
     """
     table, people = table_with(players, engine=engine_name)
     t = TableUnderFuzz(table, people, people[0])
@@ -396,13 +399,13 @@ def test_move_submit_with_crafted_python_values_never_raises_or_changes_the_game
             for version, move_id in ((t.game.version, f"c{calls}"), (t.game.version, f"c{calls}" + "z" * 10000)):
                 calls += 1
                 try:
-                    result = move_submit(game_id=t.game.pk, player=t.by_seat[seat].player, version=version,
-                                         move_id=move_id, action=action)
+                    status = submit_status(game_id=t.game.pk, player=t.by_seat[seat].player, version=version,
+                                           move_id=move_id, action=action)
                 except Exception as error:
                     failures.append(f"seat {seat} {short(action)}: raised {type(error).__name__}: {short(str(error))}")
                     continue
-                if result.status not in (400, 409):
-                    failures.append(f"seat {seat} {short(action)}: status {result.status}")
+                if status not in (400, 409):
+                    failures.append(f"seat {seat} {short(action)}: status {status}")
                 if t.fingerprint() != before:
                     failures.append(f"seat {seat} {short(action)}: changed the game")
                     pytest.fail("\n".join(failures[:MAX_REPORTED]))
@@ -430,9 +433,8 @@ def test_any_engine_exception_is_a_refused_move_and_a_harmless_expiry(error, tab
         data = {"version": str(t.game.version), "move_id": "boom1", "action": json.dumps(proposal)}
         response = t.by_seat[leader].client.post(t.url, data, HTTP_HX_REQUEST="true")
         assert response.status_code == 400
-        result = move_submit(game_id=t.game.pk, player=t.by_seat[leader].player, version=t.game.version,
-                             move_id="boom2", action=proposal)
-        assert result.status == 400
+        assert submit_status(game_id=t.game.pk, player=t.by_seat[leader].player, version=t.game.version,
+                             move_id="boom2", action=proposal) == 400
         assert t.fingerprint() == before
     # The proposal opens the vote window; its expiry now meets a failing engine.
     response = t.by_seat[leader].client.post(t.url, {**data, "move_id": "real"}, HTTP_HX_REQUEST="true")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gameplay.models import Game, Move
-from gameplay.services import game_replay, game_state, move_submit
+from gameplay.selectors import game_replay, game_state
 from tests.conftest import start
-from tests.gameplay.helpers import awaited_movers, legal, move_data
+from tests.gameplay.helpers import awaited_movers, legal, move_data, submit_status
 
 pytestmark = pytest.mark.django_db
 
@@ -88,8 +88,8 @@ def test_move_for_a_seat_the_requester_does_not_own_is_403(table_with, guests):
     response = stranger.htmx_post(f"/t/{table.code}/move/", move_data(game, proposal))
     assert response.status_code == 403
     assert not Move.objects.exists()
-    result = move_submit(game_id=game.pk, player=None, version=0, move_id="m", action=proposal, bot_seat=leader)
-    assert result.status == 403  # not a bot seat: nobody may forge one
+    status = submit_status(game_id=game.pk, player=None, version=0, move_id="m", action=proposal, bot_seat=leader)
+    assert status == 403  # not a bot seat: nobody may forge one
 
 
 @pytest.mark.parametrize(

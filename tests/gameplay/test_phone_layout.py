@@ -17,8 +17,10 @@ from django.utils import timezone
 
 from engines.registry import ENGINES, get_engine
 from gameplay.models import Game
-from gameplay.services import game_expire, game_state, move_submit
+from gameplay.selectors import game_state
+from gameplay.services import game_expire
 from tests.conftest import start
+from tests.gameplay.helpers import submit_status
 
 pytestmark = pytest.mark.django_db
 
@@ -135,8 +137,8 @@ def advance(game: Game, people, rng: random.Random) -> None:
         return
     seat = rng.choice(movers)
     action = rng.choice(engine.legal_actions(state, seat))
-    result = move_submit(game_id=game.pk, player=people[seat].player, version=game.version, move_id=None, action=action)
-    assert result.ok, result
+    assert submit_status(game_id=game.pk, player=people[seat].player, version=game.version, move_id=None,
+                         action=action) == 200
 
 
 def check_all_phones(table, people, game: Game) -> set[tuple[str, bool]]:
@@ -182,7 +184,7 @@ def test_every_phone_opens_on_the_seats_own_move(table_with, engine_name):
 def test_a_game_ended_early_leaves_nothing_live_in_the_block(table_with, engine_name):
     table, people = table_with(PLAYERS[engine_name], engine=engine_name)
     game = start(table, people[0])
-    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
+    people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"})
     game.refresh_from_db()
     assert game.over
     check_all_phones(table, people, game)

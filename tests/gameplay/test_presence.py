@@ -43,7 +43,7 @@ def test_a_quiet_phone_shows_as_asleep_on_the_board_and_the_phones(table_with):
 
 def test_bots_are_never_asleep(table_with):
     table, people = table_with(4)
-    people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0"})
+    people[0].post(f"/t/{table.code}/seat/add-bot/")
     game = start(table, people[0])
     cache.clear()
     assert sorted(presence.asleep_seats(game, table.pk)) == [s.index for s in game.seats.filter(bot="")]

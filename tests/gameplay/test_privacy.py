@@ -12,12 +12,12 @@ import re
 
 import pytest
 
-from engines.inside_job import tables
+from engines.inside_job.cards import side_of
 from engines.registry import ENGINES, get_engine
 from gameplay.models import Game
-from gameplay.services import game_state, move_submit
+from gameplay.selectors import game_state
 from tests.conftest import start
-from tests.gameplay.helpers import awaited_movers, legal, move_data
+from tests.gameplay.helpers import awaited_movers, legal, move_data, submit_status
 
 pytestmark = pytest.mark.django_db
 
@@ -72,8 +72,8 @@ def test_agent_phone_is_the_same_whatever_the_others_roles(table_with):
 def test_traitor_phone_names_fellow_traitors_and_nothing_about_agents(table_with):
     table, people, game = started_inside_job(table_with)
     roles = list(game_state(game)["roles"])
-    traitors = [s for s, r in enumerate(roles) if tables.side_of(r) == "traitors"]
-    agents = [s for s, r in enumerate(roles) if tables.side_of(r) == "agents"]
+    traitors = [s for s, r in enumerate(roles) if side_of(r) == "traitors"]
+    agents = [s for s, r in enumerate(roles) if side_of(r) == "agents"]
     me = traitors[0]
     before = normalized(people[me].get(f"/t/{table.code}/").content)
     for other in traitors[1:]:
@@ -128,9 +128,8 @@ def play_random_through_services(game: Game, people, steps: int, rng: random.Ran
             continue
         seat = rng.choice(movers)
         action = rng.choice(engine.legal_actions(state, seat))
-        result = move_submit(game_id=game.pk, player=people[seat].player, version=game.version,
-                             move_id=None, action=action)
-        assert result.ok, result
+        assert submit_status(game_id=game.pk, player=people[seat].player, version=game.version,
+                             move_id=None, action=action) == 200
 
 
 @pytest.mark.parametrize("engine_name", sorted(ENGINES))
@@ -169,6 +168,6 @@ def test_revision_endpoint_says_only_the_number(table_with):
 
 def test_bots_are_marked_on_the_board(table_with):
     table, people = table_with(4)
-    people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0"})
+    people[0].post(f"/t/{table.code}/seat/add-bot/")
     start(table, people[0])
     assert "Bot 1 🤖" in people[0].get(f"/t/{table.code}/board/").content.decode()

@@ -136,6 +136,6 @@ def test_a_finished_games_page_lists_its_seat_moves(table_with):
     table, people = table_with(5)
     game = start(table, people[0])
     Client().get(_link_path(people[2].post(f"/t/{table.code}/move-me/")))
-    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
+    people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"})
     page = people[0].get(f"/g/{game.pk}/").content.decode()
     assert "P3's seat moved to a new phone." in page

@@ -15,10 +15,11 @@ from django.utils import timezone
 
 from engines.registry import get_engine
 from gameplay.models import Game
-from gameplay.services import WAIT_SECONDS, game_state, move_submit
+from gameplay.selectors import game_state
+from gameplay.services import WAIT_SECONDS
 from gameplay.worker import tick
 from tests.conftest import start
-from tests.gameplay.helpers import legal
+from tests.gameplay.helpers import legal, submit_status
 from tests.gameplay.test_privacy import normalized
 
 pytestmark = pytest.mark.django_db
@@ -43,8 +44,8 @@ def _silent_window(table_with, rng_seed: int = 1):
         movers = [s for s in seats if legal(game, s)]
         assert movers, "no one can move outside a silent window"
         seat = rng.choice(movers)
-        assert move_submit(game_id=game.pk, player=seats[seat].player, version=game.version, move_id=None,
-                           action=rng.choice(legal(game, seat)), window=game.window).ok
+        assert submit_status(game_id=game.pk, player=seats[seat].player, version=game.version, move_id=None,
+                             action=rng.choice(legal(game, seat)), window=game.window) == 200
     raise AssertionError("no silent window opened")
 
 

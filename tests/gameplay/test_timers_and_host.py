@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from gameplay.models import Game, Move
-from gameplay.services import game_expire, game_state
+from gameplay.selectors import game_state
+from gameplay.services import game_expire
 from gameplay.worker import tick
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal, move_data
@@ -63,26 +64,26 @@ def test_pause_keeps_the_time_left_and_resume_restores_it(table_with):
     table, people = table_with(5, timer=30)
     game = start(table, people[0])
     propose(game, people, table)
-    people[0].post(f"/t/{table.code}/host/", {"what": "pause"})
+    people[0].post(f"/t/{table.code}/host/pause/")
     game.refresh_from_db()
     assert game.paused and game.deadline is None and 28 < game.paused_remaining <= 30
     assert not game_expire(game_id=game.pk, now=timezone.now() + timedelta(hours=1))
     assert 'data-test="paused"' in people[2].get(f"/t/{table.code}/").content.decode()
-    people[0].post(f"/t/{table.code}/host/", {"what": "resume"})
+    people[0].post(f"/t/{table.code}/host/resume/")
     game.refresh_from_db()
     assert not game.paused and 28 < (game.deadline - timezone.now()).total_seconds() <= 30
-    assert people[1].post(f"/t/{table.code}/host/", {"what": "pause"}).status_code == 403
+    assert people[1].post(f"/t/{table.code}/host/pause/").status_code == 403
 
 
 def test_host_ends_the_game_early_recorded_as_such(table_with):
     table, people = table_with(5)
     game = start(table, people[0])
     # The first tap only asks: ending is for everyone.
-    asked = people[0].post(f"/t/{table.code}/host/", {"what": "end"})
+    asked = people[0].post(f"/t/{table.code}/host/end/")
     assert asked.status_code == 200 and 'data-test="confirm-end"' in asked.content.decode()
     game.refresh_from_db()
     assert game.status == Game.RUNNING
-    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
+    people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"})
     game.refresh_from_db()
     assert game.status == Game.ENDED and game.outcome["reason"] == "ended_by_host"
     assert game.outcome["by"] == "P1"
@@ -96,7 +97,7 @@ def test_an_ended_game_shows_its_end_first_and_no_live_controls(table_with, engi
     start(table, people[0])
     # While it runs, someone has a move to make.
     assert any(f"/t/{table.code}/move/" in person.get(f"/t/{table.code}/").content.decode() for person in people)
-    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
+    people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"})
     for page in [person.get(f"/t/{table.code}/").content.decode() for person in people] + [
         people[0].get(f"/t/{table.code}/board/").content.decode()
     ]:
@@ -109,8 +110,8 @@ def test_an_ended_game_shows_its_end_first_and_no_live_controls(table_with, engi
 def test_play_again_deals_a_new_game_on_the_same_seats(table_with):
     table, people = table_with(5)
     first = start(table, people[0])
-    people[0].post(f"/t/{table.code}/host/", {"what": "end", "confirm": "yes"})
-    people[0].post(f"/t/{table.code}/host/", {"what": "again"})
+    people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"})
+    people[0].post(f"/t/{table.code}/host/again/")
     second = table.games.get(status="running")
     assert second.pk != first.pk
     assert list(second.seats.values_list("player", flat=True)) == list(first.seats.values_list("player", flat=True))
@@ -120,7 +121,7 @@ def test_play_again_deals_a_new_game_on_the_same_seats(table_with):
 def test_bots_fill_seats_and_finish_a_game_through_move_submit(table_with):
     table, people = table_with(2)
     for _ in range(3):
-        people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0", "policy": "heuristic"})
+        people[0].post(f"/t/{table.code}/seat/add-bot/", {"policy": "heuristic"})
     game = start(table, people[0])
     assert game.seats.exclude(bot="").count() == 3
     later = timezone.now()
@@ -146,7 +147,7 @@ def test_bots_fill_seats_and_finish_a_game_through_move_submit(table_with):
 def test_host_hands_a_departed_players_seat_to_a_bot(table_with):
     table, people = table_with(5)
     game = start(table, people[0])
-    people[0].post(f"/t/{table.code}/host/", {"what": "bot", "seat": "3"})
+    people[0].post(f"/t/{table.code}/host/bot/", {"seat": "3"})
     seat = game.seats.get(index=3)
     assert seat.bot == "heuristic" and seat.player == people[3].player  # still in their history
     (leader,) = awaited_movers(game)
@@ -159,7 +160,7 @@ def test_a_bot_whose_policy_errs_still_moves_legally(table_with, monkeypatch):
     import engines.inside_job as inside_job
 
     table, people = table_with(4)
-    people[0].post(f"/t/{table.code}/seat/", {"what": "bot", "seat": "0", "policy": "heuristic"})
+    people[0].post(f"/t/{table.code}/seat/add-bot/", {"policy": "heuristic"})
     game = start(table, people[0])
     monkeypatch.setitem(inside_job.BOTS, "heuristic", lambda view, rng: {"type": "nonsense"})
     later = timezone.now()

@@ -26,7 +26,7 @@ from django.core.management import call_command
 
 from engines.registry import get_engine
 from gameplay.models import Game
-from gameplay.services import game_state
+from gameplay.selectors import game_state
 from gameplay.worker import tick
 from tests.conftest import start
 from tests.gameplay.helpers import legal

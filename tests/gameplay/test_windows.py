@@ -15,9 +15,9 @@ import pytest
 from engines.base import BaseEngine
 from engines.registry import get_engine
 from gameplay.models import Game
-from gameplay.services import game_state, move_submit
+from gameplay.selectors import game_state
 from tests.conftest import start
-from tests.gameplay.helpers import legal, move_data
+from tests.gameplay.helpers import legal, move_data, submit_status
 
 pytestmark = pytest.mark.django_db
 
@@ -43,9 +43,8 @@ def _shared_window(game: Game, seats: dict, rng: random.Random, steps: int = 400
         if game.window and len(movers) >= 2:
             return movers
         seat = rng.choice(movers)
-        result = move_submit(game_id=game.pk, player=seats[seat].player, version=game.version,
-                             move_id=None, action=rng.choice(legal(game, seat)), window=game.window)
-        assert result.ok, result
+        assert submit_status(game_id=game.pk, player=seats[seat].player, version=game.version,
+                             move_id=None, action=rng.choice(legal(game, seat)), window=game.window) == 200
     raise AssertionError("no shared window opened")
 
 
@@ -85,8 +84,8 @@ def test_an_answer_to_a_closed_window_is_refused_and_changes_nothing(table_with)
     version, window = game.version, game.window
     for seat in seats:  # everybody votes: the vote window closes
         game.refresh_from_db()
-        assert move_submit(game_id=game.pk, player=seats[seat].player, version=game.version, move_id=None,
-                           action=legal(game, seat)[0], window=window).ok
+        assert submit_status(game_id=game.pk, player=seats[seat].player, version=game.version, move_id=None,
+                             action=legal(game, seat)[0], window=window) == 200
     game.refresh_from_db()
     assert game.window != window
     before = (game.version, game.moves.count())
@@ -105,9 +104,9 @@ def test_a_turn_action_keeps_the_version_check(table_with):
     turn = game_state(game)["turn"]
     action = legal(game, turn)[0]
     # A window id from the screen does not stand in for the version when no window is open.
-    result = move_submit(game_id=game.pk, player=seats[turn].player, version=game.version + 5, move_id=None,
-                         action=action, window="0:challenge")
-    assert result.status == 409
+    status = submit_status(game_id=game.pk, player=seats[turn].player, version=game.version + 5, move_id=None,
+                           action=action, window="0:challenge")
+    assert status == 409
     assert get_engine("coup").window(game_state(game)) is None
 
 

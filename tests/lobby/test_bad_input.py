@@ -8,6 +8,7 @@ from tests.conftest import start
 
 pytestmark = pytest.mark.django_db
 
+HOST_VERBS = ["start", "again", "pause", "resume", "end", "bot"]
 GARBAGE = ["", "abc", "-99999999999999999999999", "\x00" + "Ω" * 300, "{}"]
 
 
@@ -21,12 +22,12 @@ def test_every_post_route_survives_garbage(table_with, value):
         ("/new/", {"engine": value, "timer": value, "opt-inside_job-first_player": value}),
         ("/new/", {"engine": "good_cop_bad_cop_health", "timer": "0", "opt-good_cop_bad_cop_health-deck-vest": value}),
         (f"/t/{code}/join/", {}),
-        (f"/t/{code}/seat/", {"what": value, "seat": value, "policy": value}),
-        (f"/t/{code}/seat/", {"what": "up", "seat": value}),
+        *((f"/t/{code}/seat/{verb}/", {"seat": value}) for verb in ("up", "down", "remove", "leave")),
+        (f"/t/{code}/seat/add-bot/", {"policy": value}),
         (f"/t/{code}/settings/", {"engine": value, "timer": value}),
         (f"/t/{code}/settings/", {"engine": "coup", "timer": "10", "opt-coup-rounds_to_win": value}),
         (f"/t/{code}/seat-link/", {"seat": value}),
-        (f"/t/{code}/host/", {"what": value, "seat": value}),
+        *((f"/t/{code}/host/{verb}/", {"seat": value, "confirm": value}) for verb in HOST_VERBS),
         (f"/t/{code}/move/", {"version": value, "action": value, "move_id": value, "a.team[]": value}),
         ("/signup/", {"username": value, "password1": value, "password2": value}),
         ("/login/", {"username": value, "password": value}),
@@ -37,7 +38,10 @@ def test_every_post_route_survives_garbage(table_with, value):
             assert response.status_code < 500, (path, data, response.status_code)
     start(table, host)
     for path, data in [
-        (f"/t/{code}/host/", {"what": "bot", "seat": value}),
+        *((f"/t/{code}/host/{verb}/", {"seat": value, "confirm": value}) for verb in HOST_VERBS if verb != "start"),
+        (f"/t/{code}/seat-link/", {"seat": value}),
+        (f"/t/{code}/move-me/", {}),
+        (f"/t/{code}/wait/", {}),
         (f"/t/{code}/move/", {"version": "0", "action": '{"type": "propose"}', "a.team[]": [value, value]}),
         (f"/t/{code}/move/", {"version": "0", "action": '{"type": "propose"}', f"a.{value[:20]}": value}),
     ]:

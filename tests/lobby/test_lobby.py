@@ -61,11 +61,11 @@ def test_nickname_is_capped_and_escaped(client):
 def test_host_reorders_and_removes_seats_others_cannot(table_with):
     table, people = table_with(4)
     seats = list(table.seats.order_by("position"))
-    assert people[2].post(f"/t/{table.code}/seat/", {"what": "up", "seat": seats[2].pk}).status_code == 403
-    people[0].post(f"/t/{table.code}/seat/", {"what": "up", "seat": seats[2].pk})
+    assert people[2].post(f"/t/{table.code}/seat/up/", {"seat": seats[2].pk}).status_code == 403
+    people[0].post(f"/t/{table.code}/seat/up/", {"seat": seats[2].pk})
     order = list(table.seats.order_by("position").values_list("player__nickname", flat=True))
     assert order == ["P1", "P3", "P2", "P4"]
-    people[0].post(f"/t/{table.code}/seat/", {"what": "remove", "seat": seats[1].pk})
+    people[0].post(f"/t/{table.code}/seat/remove/", {"seat": seats[1].pk})
     order = list(table.seats.order_by("position").values_list("player__nickname", flat=True))
     assert order == ["P1", "P3", "P4"]
     assert list(table.seats.order_by("position").values_list("position", flat=True)) == [0, 1, 2]
@@ -73,10 +73,10 @@ def test_host_reorders_and_removes_seats_others_cannot(table_with):
 
 def test_start_needs_a_count_that_fits_the_game(table_with):
     table, people = table_with(4)
-    response = people[0].post(f"/t/{table.code}/host/", {"what": "start"}, follow=True)
+    response = people[0].post(f"/t/{table.code}/host/start/", follow=True)
     assert "needs 5-10 players" in response.content.decode()
     assert not table.games.exists()
-    assert people[1].post(f"/t/{table.code}/host/", {"what": "start"}).status_code == 403
+    assert people[1].post(f"/t/{table.code}/host/start/").status_code == 403
 
 
 def test_guest_who_signs_up_keeps_seat_and_history(table_with):

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from engines.base import seed_hash
 from engines.registry import get_engine
 from gameplay.models import Game
-from gameplay.services import game_replay
+from gameplay.selectors import game_replay
 
 
 class Command(BaseCommand):

@@ -7,6 +7,8 @@
 // ignored. While the server or its database is unreachable a "Reconnecting…" bar shows (its
 // text is <body data-reconnecting>); when the server answers again the bar goes and the page
 // refetches by itself. No inline scripts, no inline styles: the bar is styled in app.css.
+// The page names its URLs on <body>: data-rev-url (the poll, from {% url %}) and data-socket-url
+// (the socket, from the Channels route "table_socket"); a page without them has no live updates.
 (function () {
   "use strict";
   var HEARTBEAT_MS = 15000; // keep in sync with gameplay.consumers.HEARTBEAT_SECONDS
@@ -18,7 +20,8 @@
   var BACKOFF_MAX_MS = 8000; // with the jitter below, a recovered server is noticed within 10 s
 
   var body = document.body;
-  var code = body.dataset.table;
+  var revUrl = body.dataset.revUrl;
+  var socketUrl = body.dataset.socketUrl;
   var known = parseInt(body.dataset.revision || "0", 10);
   var skew = 0; // server clock minus this clock, from the countdown's data-server-now
   var refreshQueued = false;
@@ -77,7 +80,6 @@
   document.addEventListener("htmx:afterSettle", catchUp);
   document.addEventListener("htmx:afterRequest", function () { setTimeout(catchUp, 0); });
 
-
   function tickCountdowns() {
     var els = document.querySelectorAll("[data-deadline]");
     for (var i = 0; i < els.length; i++) {
@@ -97,9 +99,8 @@
   }
   setInterval(tickCountdowns, 250);
 
-  if (!code) { return; }
+  if (!revUrl || !socketUrl) { return; }
 
-  var revUrl = body.dataset.revUrl || "/t/" + encodeURIComponent(code) + "/rev/";
   var socket = null;
   var socketStarted = 0; // when the current socket was created
   var lastFrame = 0; // when it last opened or delivered a frame
@@ -197,7 +198,7 @@
     if (socket) { return; }
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     try {
-      socket = new WebSocket(scheme + location.host + "/ws/t/" + encodeURIComponent(code) + "/");
+      socket = new WebSocket(scheme + location.host + socketUrl);
     } catch (e) {
       socket = null;
       lost();

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.good_cop_bad_cop import ENGINE, rules
+from engines.good_cop_bad_cop import ENGINE, rules, table
 
 H, C, A, K = "honest", "crooked", "agent", "kingpin"
 
@@ -41,7 +41,7 @@ def play(state, seat, action):
 
 def expire(state):
     """The open silent window's countdown ends with no card played (nobody taps Pass)."""
-    frame = rules.top(state)
+    frame = table.top(state)
     assert frame["kind"] == "window", frame
     assert ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == state["options"]["window_seconds"]
     return ENGINE.on_timeout(state)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engines.bots import random_bot
-from engines.good_cop_bad_cop import BOTS, ENGINE, rules
+from engines.good_cop_bad_cop import BOTS, ENGINE, rules, table
 
 heuristic = BOTS["heuristic"]
 
@@ -22,7 +22,7 @@ def play_game(players, seed, policy_of):
     for _ in range(20000):
         if ENGINE.outcome(state) is not None:
             return state, start_teams
-        if start_teams is None and rules.top(state)["kind"] != "arrange":
+        if start_teams is None and table.top(state)["kind"] != "arrange":
             start_teams = rules.teams(state)
         silent = ENGINE.countdown(state) is not None
         movers = [s for s in range(players) if ENGINE.legal_actions(state, s)]

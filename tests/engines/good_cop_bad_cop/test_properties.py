@@ -9,8 +9,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.good_cop_bad_cop import ENGINE, rules
-from engines.good_cop_bad_cop.cards import GUNS, SIDE_CARDS, equipment_deck
+from engines.good_cop_bad_cop import ENGINE, rules, table
+from engines.good_cop_bad_cop.cards import GUNS, SIDE_CARDS
+from engines.good_cop_bad_cop.rules import equipment_deck
 from tests.engines.contract import play_random
 
 
@@ -43,7 +44,7 @@ def check_invariants(state):
     held = [c for p in players for c in p["hand"]]
     planted = ["planted_evidence"] if state["planted"] is not None else []
     assert sorted(held + state["deck"] + planted) == sorted(equipment_deck(n, state["options"]["bribe"]))
-    frame = rules.top(state)
+    frame = table.top(state)
     for seat, p in enumerate(players):
         if len(p["hand"]) > 1:
             assert frame["kind"] == "keep" and frame["seat"] == seat
@@ -60,7 +61,7 @@ def check_invariants(state):
         else:
             assert ENGINE.awaiting(state) and ENGINE.countdown(state) is None
         if frame["kind"] != "arrange":
-            assert ENGINE.awaiting(state) <= set(rules.living(state))
+            assert ENGINE.awaiting(state) <= set(table.living(state))
 
 
 @settings(max_examples=40, deadline=None)
@@ -100,7 +101,7 @@ def permute_hidden(state, seat, rng):
     new["deck"] = pool
     for s in others:
         players[s]["learned"] = [dict(e, name="honest") for e in players[s]["learned"]]
-    new["log"] = [line for line in new["log"] if not line.get("private") or line.get("seat") == seat]
+    new["log"] = [line for line in new["log"] if not line.get("private") or line.get("to") == seat]
     return new
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from engines.base import IllegalAction, OptionError
 from engines.good_cop_bad_cop import ENGINE, rules
-from engines.good_cop_bad_cop.cards import GUNS, SIDE_CARDS, equipment_deck
+from engines.good_cop_bad_cop.cards import GUNS, SIDE_CARDS
+from engines.good_cop_bad_cop.rules import equipment_deck
 from tests.engines.good_cop_bad_cop.helpers import A, C, H, K, expire, five, phase, play
 
 
@@ -81,6 +82,23 @@ def test_investigate_is_private_to_the_investigator_and_public_as_a_fact():
     assert K not in str(board) and ENGINE.view(state, 2)["learned"] == []
     assert ENGINE.view(state, 2)["cards"][1][0] == {"name": None, "face_up": False}
 
+
+def test_private_entries_are_addressed_to_their_seat():
+    state = play(five(), 0, {"type": "investigate", "target": 1, "card": 0})
+    learned = [e for e in state["log"] if e["event"] == "learned"]
+    assert learned == [{"event": "learned", "seat": 0, "target": 1, "card": 0, "name": K,
+                        "how": "investigate", "private": True, "to": 0}]
+    assert learned[0] in ENGINE.view(state, 0)["log"]
+    assert not [e for s in (None, 1, 2) for e in ENGINE.view(state, s)["log"] if e["event"] == "learned"]
+
+
+def test_a_snapshot_saved_before_private_entries_had_to_still_shows_them_to_their_seat():
+    state = play(five(), 0, {"type": "investigate", "target": 1, "card": 0})
+    old = ENGINE.encode(state)
+    for entry in old["log"]:
+        entry.pop("to", None)
+    assert ENGINE.decode(old) == state
+    assert ENGINE.view(ENGINE.decode(old), 0) == ENGINE.view(state, 0)
 
 def test_investigate_window_is_silent_and_closes_when_its_countdown_ends():
     state = five(hands=[["coffee"], [], [], [], []])

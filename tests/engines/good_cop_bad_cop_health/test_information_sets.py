@@ -36,7 +36,7 @@ def scramble(state, seat, rng):
     rng.shuffle(new["deck"])
     rng.shuffle(new["discard"])
     for entry in new["log"]:
-        if entry.get("private") and entry.get("seat") != seat:
+        if entry.get("private") and entry.get("to") != seat:
             for key in ("kind", "identity", "old"):
                 if key in entry:
                     entry[key] = "scrambled"

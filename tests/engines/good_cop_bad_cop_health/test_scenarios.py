@@ -170,7 +170,7 @@ def test_flawless_shot_kill_changes_the_shooters_identity():
     mine = ENGINE.view(state, 0)
     assert mine["identity"] == "good" and mine["identity_was"] == "bad"
     assert {"event": "new_identity", "seat": 0, "identity": "good", "old": "bad",
-            "private": True} in mine["log"]
+            "private": True, "to": 0} in mine["log"]
     for seat in (None, 2, 3, 4):
         view = ENGINE.view(state, seat)
         assert not [e for e in view["log"] if e["event"] == "new_identity"]
@@ -238,7 +238,7 @@ def test_bonus_draw_goes_secretly_to_the_dead_players_side():
     assert not [e for e in board["log"] if e["event"] == "bonus_card"]
     assert board["hand"] == []
     own = [e for e in ENGINE.view(state, 3)["log"] if e["event"] == "bonus_card"]
-    assert len(own) == 1 and own[0]["seat"] == 3
+    assert len(own) == 1 and own[0]["seat"] == 3 and own[0]["to"] == 3
     assert not [e for e in ENGINE.view(state, 5)["log"] if e["event"] == "bonus_card"
                 and e["seat"] == 3]
 

@@ -6,7 +6,7 @@ import random
 
 from engines.bots import random_bot
 from engines.inside_job import BOTS, ENGINE
-from engines.inside_job.tables import side_of
+from engines.inside_job.cards import side_of
 
 heuristic = BOTS["heuristic"]
 ALL_ROLES = {"merlin": True, "percival": True, "morgana": True, "mordred": True, "oberon": True,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engines.base import OptionError
 from engines.inside_job import ENGINE
-from engines.inside_job.tables import MISSION_SIZES, side_of
+from engines.inside_job.cards import MISSION_SIZES, side_of
 
 OPTION_KEYS = ["merlin", "percival", "morgana", "mordred", "oberon", "lady_of_the_lake"]
 

@@ -6,7 +6,7 @@ import pytest
 
 from engines.base import OptionError
 from engines.inside_job import ENGINE
-from engines.inside_job.tables import side_of
+from engines.inside_job.cards import side_of
 
 from .helpers import table
 

@@ -1,12 +1,17 @@
-"""Table pushes off the request path: a move or a timer only enqueues; one thread per process sends.
+"""Telling a table's pages that it changed: the revision number, pushed off the request path.
 
-A push is the table's revision number and nothing else. Requests and the worker call
-:func:`push_revision` (after commit) and return at once, so a frozen channel layer (a
-paused Redis) can never hold up a move or the worker's clock. The sender keeps at most one
-pending push per table (a newer revision replaces an older one), drops pushes that waited
-longer than ``STALE_SECONDS`` (the pages' heartbeat and polling heal them), bounds every
-send with ``SEND_TIMEOUT_SECONDS``, and retries a failed push (after ``RETRY_SECONDS``) until
-it is stale, so a Redis that froze for a few seconds still delivers when it wakes.
+Every write that a page must show (a join, a move, a pause) calls :func:`table_notify` inside
+its transaction: the table's revision goes up, and after commit the number (and nothing else)
+is queued for the table's Channels group (:func:`group_name`). The lobby and gameplay both
+notify through here; the socket consumer binds the sender to its loop (:func:`bind_loop`).
+
+A move or a timer only enqueues; one thread per process sends. Requests and the worker return
+at once, so a frozen channel layer (a paused Redis) can never hold up a move or the worker's
+clock. The sender keeps at most one pending push per table (a newer revision replaces an
+older one), drops pushes that waited longer than ``STALE_SECONDS`` (the pages' heartbeat and
+polling heal them), bounds every send with ``SEND_TIMEOUT_SECONDS``, and retries a failed push
+(after ``RETRY_SECONDS``) until it is stale, so a Redis that froze for a few seconds still
+delivers when it wakes.
 
 Sends run on the server's own event loop once a socket has connected in this process
 (:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on
@@ -23,6 +28,10 @@ import time
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import F
+
+from lobby.models import Table
 
 logger = logging.getLogger(__name__)
 
@@ -145,3 +154,15 @@ def push_revision(table_id: int, revision: int) -> None:
 def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
     """The consumer tells the sender which loop this process's sockets run on."""
     SENDER.bind_loop(loop)
+
+
+def table_notify(*, table_id: int) -> None:
+    """Bump the table's revision and, after commit, queue the push of the number (and nothing else).
+
+    Call it inside the transaction of the change it announces (it takes the table row's write
+    lock until commit). The push is sent by this module's own thread, so a stalled channel
+    layer never holds up the request or the worker that made the change.
+    """
+    Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
+    revision = Table.objects.values_list("revision", flat=True).get(pk=table_id)
+    transaction.on_commit(lambda: push_revision(table_id, revision))

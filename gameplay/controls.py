@@ -1,0 +1,165 @@
+"""The host's game controls (one small view per verb) and the seat links that move a seat to a new phone.
+
+Every host control comes through ``lobby.views.host_table`` (404 for an unknown code, 403 for
+anyone but the host), changes the game through one service, and answers with the table page
+(a refusal is a message on it).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from gameplay import services
+from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, SeatHandover
+from gameplay.seats import DEVICES_KEY, session_devices
+from gameplay.selectors import game_public_info, game_seat_of, table_running_game
+from gameplay.views import respond
+from lobby.models import Table
+from lobby.network import lan_base_url, qr_svg
+from lobby.services import clean_token
+from lobby.views import host_table, table_or_404
+
+
+def _back(request: HttpRequest, table: Table, error: str = "") -> HttpResponse:
+    """To the table page, with ``error`` as a message if there is one."""
+    if error:
+        messages.error(request, error)
+    return redirect("table", code=table.code)
+
+
+def _no_game(request: HttpRequest, table: Table) -> HttpResponse:
+    return _back(request, table, _("No game is running at this table."))
+
+
+def _start(request: HttpRequest, code: str) -> HttpResponse:
+    table = host_table(request, code)
+    try:
+        services.game_start(table=table)
+    except services.GameError as error:
+        return _back(request, table, str(error))
+    return _back(request, table)
+
+
+@require_POST
+def host_start(request: HttpRequest, code: str) -> HttpResponse:
+    """The host deals the first game on the seats as they are."""
+    return _start(request, code)
+
+
+@require_POST
+def host_again(request: HttpRequest, code: str) -> HttpResponse:
+    """The host deals a new game on the same seats after one ended."""
+    return _start(request, code)
+
+
+@require_POST
+def host_pause(request: HttpRequest, code: str) -> HttpResponse:
+    """The host stops the countdown, keeping the time left."""
+    table = host_table(request, code)
+    game = table_running_game(table)
+    if game is None:
+        return _no_game(request, table)
+    services.timer_pause(game=game)
+    return _back(request, table)
+
+
+@require_POST
+def host_resume(request: HttpRequest, code: str) -> HttpResponse:
+    """The host restarts the countdown with the time that was left."""
+    table = host_table(request, code)
+    game = table_running_game(table)
+    if game is None:
+        return _no_game(request, table)
+    services.timer_resume(game=game)
+    return _back(request, table)
+
+
+@require_POST
+def host_end(request: HttpRequest, code: str) -> HttpResponse:
+    """The host ends the game for everyone, after confirming (``confirm=yes``); nobody wins."""
+    table = host_table(request, code)
+    game = table_running_game(table)
+    if game is None:
+        return _no_game(request, table)
+    if request.POST.get("confirm") != "yes":
+        # Ending is for everyone and cannot be undone: ask once more.
+        return render(request, "gameplay/confirm_end.html", {"table": table, "game": game_public_info(game)})
+    services.game_end_early(game=game, by=request.player.nickname)
+    return _back(request, table)
+
+
+@require_POST
+def host_bot(request: HttpRequest, code: str) -> HttpResponse:
+    """The host gives a departed player's seat (``seat``: its index in the game) to a bot."""
+    table = host_table(request, code)
+    game = table_running_game(table)
+    if game is None:
+        return _no_game(request, table)
+    try:
+        index = int(request.POST.get("seat", "-1"))
+        if not 0 <= index < game.players:
+            raise ValueError("no such seat")
+        services.seat_to_bot(game=game, index=index)
+    except (ValueError, GameSeat.DoesNotExist):
+        return HttpResponse(_("Bad seat."), status=400)
+    return _back(request, table)
+
+
+def _handover_page(request: HttpRequest, table: Table, game: Game, link: SeatHandover) -> HttpResponse:
+    url = lan_base_url(request) + reverse("seat_link", args=[link.token])
+    name = game.seats.get(index=link.index).name
+    return render(request, "gameplay/seat_link.html", {
+        "table": table, "name": name, "url": url, "qr": qr_svg(url), "by_host": link.by_host,
+        "minutes": HANDOVER_MINUTES,
+    })
+
+
+@require_POST
+def move_me(request: HttpRequest, code: str) -> HttpResponse:
+    """A player asks, from their own phone, for a link that moves their seat to another phone."""
+    table = table_or_404(request, code)
+    game = table_running_game(table)
+    seat = game_seat_of(game=game, player=request.player, devices=session_devices(request.session)) if game else None
+    if game is None or seat is None:
+        return respond(request, table, _("You have no seat in a running game here."), 403)
+    try:
+        link = services.seat_handover_create(game=game, index=seat, by_host=False)
+    except services.GameError as error:
+        return respond(request, table, str(error), 409)
+    return _handover_page(request, table, game, link)
+
+
+@require_POST
+def seat_link_create(request: HttpRequest, code: str) -> HttpResponse:
+    """The host's rescue link for a seat whose phone has been gone a while (announced on the board)."""
+    table = host_table(request, code)
+    game = table_running_game(table)
+    try:
+        index = int(request.POST.get("seat", ""))
+    except ValueError:
+        return HttpResponse(_("Bad seat."), status=400)
+    if game is None:
+        return _no_game(request, table)
+    try:
+        link = services.seat_handover_create(game=game, index=index, by_host=True)
+    except services.GameError as error:
+        return _back(request, table, str(error))
+    return _handover_page(request, table, game, link)
+
+
+@require_GET
+def seat_link(request: HttpRequest, token: str) -> HttpResponse:
+    """Open a seat link on the new phone: the seat (this game only) moves here, the old phone stops."""
+    try:
+        game, device = services.seat_handover_claim(token=clean_token(token))
+    except services.GameError as error:
+        return render(request, "lobby/message.html", {"message": str(error)}, status=404)
+    # A seat changing hands gets a new session key; this browser keeps its own player, if any.
+    request.session.cycle_key()
+    request.session[DEVICES_KEY] = {**session_devices(request.session), str(game.pk): device}
+    return redirect("table", code=game.table.code)

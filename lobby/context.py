@@ -1,0 +1,62 @@
+"""What the lobby part of a table's pages shows: seats, settings, timers, the join link and its QR.
+
+The phone page (``gameplay.views``) shows ``templates/lobby/_table.html`` before and between
+games with :func:`table_lobby`; the board shows the join link and seats with :func:`join_link`
+and :func:`seat_names`. Everything here is read from lobby rows; nothing knows about games.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.translation import gettext
+
+from engines.registry import ENGINES, get_engine
+from lobby.forms import NicknameForm, option_fields, timer_choices
+from lobby.models import Player, Table
+from lobby.network import lan_base_url, qr_svg
+
+
+def is_host(player: Player | None, table: Table) -> bool:
+    """Whether ``player`` (a Player, None, or ``request.player``) hosts ``table``."""
+    # Truthiness, not ``is None``: request.player is a lazy stand-in (see lobby.middleware).
+    return player.pk == table.host_id if player else False
+
+
+def table_info(table: Table) -> dict:
+    """The table as every page names it: code, game, its title, timer and the revision shown."""
+    return {"code": table.code, "engine": table.engine, "title": gettext(get_engine(table.engine).title),
+            "timer_seconds": table.timer_seconds, "revision": table.revision}
+
+
+def join_link(request: HttpRequest, table: Table) -> dict:
+    """The table's join link for phones on this Wi-Fi, as text and as a QR code."""
+    url = lan_base_url(request) + reverse("table", args=[table.code])
+    return {"join_url": url, "join_qr": qr_svg(url)}
+
+
+def seat_names(table: Table) -> list[dict]:
+    """The seats in clockwise order as the board names them."""
+    return [{"name": s.name, "is_bot": bool(s.bot)} for s in table.seats.select_related("player")]
+
+
+def table_lobby(request: HttpRequest, table: Table, *, player: Player | None) -> dict:
+    """The lobby of ``templates/lobby/_table.html`` for this browser: seats, joining, the host's settings."""
+    seats = list(table.seats.select_related("player"))
+    me = player.pk if player else None
+    engine = get_engine(table.engine)
+    context: dict = {
+        "table_seats": [{"id": s.pk, "name": s.name, "is_bot": bool(s.bot),
+                         "is_me": me is not None and s.player_id == me, "is_host": s.player_id == table.host_id}
+                        for s in seats],
+        "seated": me is not None and any(s.player_id == me for s in seats),
+        "nickname_form": NicknameForm(),
+        "engine_info": {"min": engine.min_players, "max": engine.max_players},
+        **join_link(request, table),
+    }
+    if is_host(player, table):
+        context["settings_games"] = [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())]
+        context["settings_options"] = {n: option_fields(n, table.options if n == table.engine else {})
+                                       for n in ENGINES}
+        context["timers"] = timer_choices()
+    return context
