@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
-from engines.base import seat_team
+from engines.base import Engine, JSONDict, State, seat_team
 from engines.bots import get_policy
 
 
-def parse_option(engine, raw: str) -> tuple[str, object]:
+def parse_option(engine: Engine, raw: str) -> tuple[str, object]:
     """``key=value`` from the command line, typed by the engine's option spec."""
     key, sep, value = raw.partition("=")
     if not sep:
@@ -25,7 +26,8 @@ def parse_option(engine, raw: str) -> tuple[str, object]:
     return key, parsed
 
 
-def play_bots(engine, players: int, options: dict, seed: int, bots: list[str], *, max_steps: int = 20000):
+def play_bots(engine: Engine, players: int, options: JSONDict, seed: int, bots: list[str], *,
+              max_steps: int = 20000) -> tuple[State, int]:
     """One game where each seat's bot sees only its own view; returns (final state, moves made).
 
     Deterministic for a seed. Outside a silent window one seat that may move is picked at
@@ -65,23 +67,30 @@ def play_bots(engine, players: int, options: dict, seed: int, bots: list[str], *
     raise RuntimeError(f"{engine.name}: a bot game did not end in {max_steps} steps (seed {seed})")
 
 
-def team_of(outcome: dict, seat: int) -> str:
+def final_outcome(engine: Engine, state: State) -> JSONDict:
+    """The outcome of a game ``play_bots`` finished (it only returns finished games)."""
+    outcome = engine.outcome(state)
+    assert outcome is not None, "play_bots returns finished games only"
+    return outcome
+
+
+def team_of(outcome: JSONDict, seat: int) -> str:
     """The team a seat ended on (a game without teams: the seat itself)."""
     return seat_team(outcome, seat) or f"seat {seat + 1}"
 
 
-def simulate(engine, players: int, options: dict, games: int, bots: list[str], seed: int) -> dict:
+def simulate(engine: Engine, players: int, options: JSONDict, games: int, bots: list[str], seed: int) -> JSONDict:
     """Play ``games`` games; win rates by team and seat, average length, heuristic vs random."""
-    team_wins: Counter = Counter()
-    team_games: Counter = Counter()
+    team_wins: Counter[Any] = Counter()
+    team_games: Counter[Any] = Counter()
     seat_wins = [0] * players
-    policy_wins: Counter = Counter()
-    policy_games: Counter = Counter()
+    policy_wins: Counter[Any] = Counter()
+    policy_games: Counter[Any] = Counter()
     total_moves = 0
     for g in range(games):
         state, moves = play_bots(engine, players, options, seed * 100003 + g, bots)
         total_moves += moves
-        outcome = engine.outcome(state)
+        outcome = final_outcome(engine, state)
         winners = set(outcome["winners"])
         teams_won = {team_of(outcome, s) for s in winners}
         for team in {team_of(outcome, s) for s in range(players)}:
@@ -103,19 +112,20 @@ def simulate(engine, players: int, options: dict, games: int, bots: list[str], s
     }
 
 
-def starting_teams(engine, state) -> list[str | None]:
+def starting_teams(engine: Engine, state: State) -> list[str | None]:
     """Each seat's team at the start, as its own view names it (None where the game has no teams)."""
     if engine.team_key is None:
         return [None] * state_players(engine, state)
     return [engine.view(state, seat)[engine.team_key] for seat in range(state_players(engine, state))]
 
 
-def state_players(engine, state) -> int:
+def state_players(engine: Engine, state: State) -> int:
     """The number of seats, read from the public view."""
-    return engine.view(state, None)["players"]
+    players: int = engine.view(state, None)["players"]
+    return players
 
 
-def team_versus(engine, players: int, options: dict, games: int, seed: int) -> dict:
+def team_versus(engine: Engine, players: int, options: JSONDict, games: int, seed: int) -> JSONDict:
     """For each starting team: its win rate with all random, heuristic vs random, random vs heuristic."""
     results: dict[str, dict[str, list[int]]] = {}
     for g in range(games):
@@ -127,7 +137,7 @@ def team_versus(engine, players: int, options: dict, games: int, seed: int) -> d
                                       ("outplayed", "random", "heuristic")):
                 bots = [mine if t == team else rest for t in teams]
                 state, _ = play_bots(engine, players, options, game_seed, bots)
-                winners = engine.outcome(state)["winners"]
+                winners = final_outcome(engine, state)["winners"]
                 row[label][0] += any(teams[s] == team for s in winners)
                 row[label][1] += 1
     return {team: {label: won / total for label, (won, total) in row.items()} for team, row in results.items()}

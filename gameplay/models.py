@@ -41,6 +41,12 @@ class Game(models.Model):
     # and the seats that asked it to wait (once each per window).
     countdown = models.PositiveSmallIntegerField(null=True, blank=True)
     waits = models.JSONField(default=list, blank=True)
+    # What the table was told of seats moving to new phones: {"index", "by_host", "moved", "at"}
+    # for every seat link made or opened (kept here, so no page needs another query for it).
+    seat_moves = models.JSONField(default=list, blank=True)
+    # The seats the game waits for now (public, as the board shows them): the worker lets bots
+    # think only where a bot is awaited or a silent window is open.
+    awaiting = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     # Who may open the finished game's page: its players, and whoever has the link with this token.

@@ -15,6 +15,7 @@ import time
 from django.core.cache import cache
 
 from config.resilience import cache_guard
+from gameplay.seats import game_seats
 
 PRESENT_SECONDS = 30
 GONE_SECONDS = 60
@@ -49,7 +50,7 @@ def quiet_for(game, table_id: int) -> dict[int, float] | None:
 
     None while the cache is down: presence is unknown then.
     """
-    humans = [s for s in game.seats.all() if not s.bot and (s.player_id is not None or s.device)]
+    humans = [s for s in game_seats(game) if not s.bot and (s.player_id is not None or s.device)]
     # While the cache is down presence is unknown: nobody is called asleep.
     found = cache_guard(lambda: cache.get_many([_seat_key(table_id, s) for s in humans]), None, "presence read")
     if found is None:

@@ -4,11 +4,14 @@ A browser's session keeps ``DEVICES_KEY``: {game id: device token} for the seats
 A seat that moved (``GameSeat.device`` set) is played only by the browser with that token; the
 player's other phones no longer hold it (they are told so), and the game stays in the
 player's history. Bots' seats are nobody's.
+
+A game's seats are read once per Game instance (:func:`game_seats`), so a page or a move that
+asks several questions of them (whose seat, names, presence) costs one query.
 """
 
 from __future__ import annotations
 
-from gameplay.models import Game
+from gameplay.models import Game, GameSeat
 
 DEVICES_KEY = "seat_devices"
 
@@ -19,20 +22,39 @@ def session_devices(session) -> dict[str, str]:
     return devices if isinstance(devices, dict) else {}
 
 
+def game_seats(game: Game) -> list[GameSeat]:
+    """The game's seats in order, read once per Game instance (a change to them needs a new instance)."""
+    cached = getattr(game, "_seat_rows", None)
+    if cached is None:
+        cached = list(game.seats.all())
+        game._seat_rows = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _player_id(player) -> int | None:
+    """A Player's id (``player`` may be a Player, ``request.player``'s lazy stand-in, an id, or None)."""
+    if isinstance(player, int) and not isinstance(player, bool):
+        return player
+    return player.pk if player else None  # truthiness: request.player is a lazy stand-in
+
+
 def seat_index(game: Game, player, devices: dict[str, str] | None) -> int | None:
     """The seat index this browser plays in ``game``, or None (a spectator, a moved-away phone)."""
+    seats = game_seats(game)
     token = (devices or {}).get(str(game.pk))
     if token:
-        index = game.seats.filter(device=token, bot="").values_list("index", flat=True).first()
+        index = next((s.index for s in seats if s.device == token and not s.bot), None)
         if index is not None:
             return index
-    if not player:  # not ``is None``: request.player is a lazy stand-in (lobby.middleware)
+    player_id = _player_id(player)
+    if player_id is None:
         return None
-    return game.seats.filter(player=player, bot="", device="").values_list("index", flat=True).first()
+    return next((s.index for s in seats if s.player_id == player_id and not s.bot and not s.device), None)
 
 
 def moved_away(game: Game, player, devices: dict[str, str] | None) -> bool:
     """Whether this browser's player had a seat here that moved to another phone."""
-    if not player or seat_index(game, player, devices) is not None:
+    player_id = _player_id(player)
+    if player_id is None or seat_index(game, player_id, devices) is not None:
         return False
-    return game.seats.filter(player=player, bot="").exclude(device="").exists()
+    return any(s.player_id == player_id and not s.bot and s.device for s in game_seats(game))

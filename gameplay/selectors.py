@@ -9,15 +9,17 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from config.resilience import cache_guard
 from engines.base import seat_team
 from engines.registry import get_engine
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, Move, SeatHandover
-from gameplay.seats import seat_index
+from gameplay.seats import game_seats, seat_index
 from lobby.models import Player, Table
 
 
@@ -49,7 +51,7 @@ def table_latest_game(table: Table) -> Game | None:
     return table.games.order_by("-created").first()
 
 
-def game_seat_of(*, game: Game, player: Player | None, devices: dict | None = None) -> int | None:
+def game_seat_of(*, game: Game, player: Player | int | None, devices: dict | None = None) -> int | None:
     """The seat index this browser plays in ``game`` (None for a spectator or a seat that moved away)."""
     return seat_index(game, player, devices)
 
@@ -86,7 +88,7 @@ def seats_info(game: Game, me: int | None) -> list[dict]:
     # A bot's name carries a robot mark everywhere a seat is named (board, log, history).
     return [
         {"index": s.index, "name": f"{s.name} 🤖" if s.bot else s.name, "is_bot": bool(s.bot), "is_me": s.index == me}
-        for s in game.seats.all()
+        for s in game_seats(game)
     ]
 
 
@@ -114,10 +116,47 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
     }
 
 
+REPLAY_CHECKPOINT = 10
+REPLAY_CACHE_SECONDS = 3600
+
+
+def _fold(engine, state, moves):
+    for seat, action in moves:
+        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
+    return state
+
+
+def replay_state(game: Game, step: int):
+    """A finished game's state after ``step`` moves, from the nearest checkpoint: O(1) moves a step.
+
+    The first look at a game replays it once and keeps every ``REPLAY_CHECKPOINT``-th state in
+    the cache (a finished game's log never changes); each later step starts from the
+    checkpoint at or before it and applies fewer than ``REPLAY_CHECKPOINT`` moves.
+    """
+    engine = get_engine(game.engine)
+    base = step - step % REPLAY_CHECKPOINT
+    key = f"replay:{game.pk}:{game.version}:{base}"
+    cached = cache_guard(lambda: cache.get(key), None, "replay checkpoint")
+    if cached is not None:
+        later = game.moves.filter(seq__gt=base, seq__lte=step).values_list("seat", "action")
+        return _fold(engine, engine.decode(cached), later)
+    state = engine.setup(game.players, game.options, int(game.seed))
+    checkpoints = {f"replay:{game.pk}:{game.version}:0": engine.encode(state)}
+    wanted = state
+    for seq, (seat, action) in enumerate(game.moves.values_list("seat", "action"), start=1):
+        state = _fold(engine, state, [(seat, action)])
+        if seq % REPLAY_CHECKPOINT == 0:
+            checkpoints[f"replay:{game.pk}:{game.version}:{seq}"] = engine.encode(state)
+        if seq == step:
+            wanted = state
+    cache_guard(lambda: cache.set_many(checkpoints, timeout=REPLAY_CACHE_SECONDS), None, "replay checkpoints")
+    return wanted
+
+
 def game_replay_context(*, game: Game, step: int) -> dict:
     """The public board as it stood after ``step`` moves (finished games only)."""
     step = max(0, min(step, game.version))
-    state = game_replay(game, upto=step)
+    state = replay_state(game, step)
     context = game_context(game=game, seat=None, state=state)
     move = Move.objects.filter(game=game, seq=step).first() if step else None
     context.update({"step": step, "steps": game.version, "move": move})
@@ -160,14 +199,17 @@ def handovers_live(game: Game, now: datetime) -> QuerySet[SeatHandover]:
 
 
 def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
-    """What the table is told about seats moving: used links, and the host's live rescue links.
+    """What the table is told about seats moving: seats moved, and the host's live rescue links.
 
+    Read from the game row (``Game.seat_moves``). A rescue link is shown while it may still be
+    opened: younger than HANDOVER_MINUTES and not followed by a newer link or a move of that seat.
     The board and phones show the ``last`` few; a finished game's page shows every seat move.
     """
-    live = set(handovers_live(game, timezone.now()).values_list("pk", flat=True))
-    notes = [
-        {"index": h.index, "by_host": h.by_host, "moved": h.used is not None}
-        for h in game.handovers.all()
-        if h.used is not None or (h.by_host and h.pk in live)
-    ]
+    since = timezone.now() - timedelta(minutes=HANDOVER_MINUTES)
+    moves = list(game.seat_moves or [])
+    notes = []
+    for i, entry in enumerate(moves):
+        replaced = any(later["index"] == entry["index"] for later in moves[i + 1:])
+        if entry["moved"] or (entry["by_host"] and not replaced and datetime.fromisoformat(entry["at"]) > since):
+            notes.append({"index": entry["index"], "by_host": entry["by_host"], "moved": entry["moved"]})
     return notes[-last:] if last else notes

@@ -26,7 +26,7 @@ from engines.base import IllegalAction, OptionError, canonical, new_seed, seed_h
 from engines.registry import get_engine
 from gameplay import presence
 from gameplay.models import Game, GameSeat, Move, SeatHandover
-from gameplay.seats import seat_index
+from gameplay.seats import game_seats, seat_index
 from gameplay.selectors import game_state, handovers_live
 from lobby.models import Player, Seat, Table
 from lobby.notify import table_notify
@@ -84,26 +84,38 @@ class MoveResult:
 
     seq: int
     duplicate: bool = False
+    # The game row as the move left it (its seats read), and the table revision that labels it:
+    # the view answers with the fresh panel from these, without reading them again.
+    game: Game | None = None
+    revision: int | None = None
 
 
 @contextmanager
-def _locked_game(game_id: int) -> Iterator[Game]:
+def _locked_game(game_id: int | None = None, *, table_id: int | None = None) -> Iterator[Game]:
     """A new transaction holding the game row's SELECT FOR UPDATE lock; yields the fresh row.
 
     Every check-change-save of a game runs inside it, so concurrent requests and workers
     see and change one game one at a time (answers racing into one window are serialized here).
+    By ``table_id``: the table's running game (one read, no lookup before it); raises NoGame.
     """
     with transaction.atomic():
-        yield Game.objects.select_for_update().get(pk=game_id)
+        if game_id is not None:
+            yield Game.objects.select_for_update().get(pk=game_id)
+            return
+        game = Game.objects.select_for_update().filter(table_id=table_id, status=Game.RUNNING).first()
+        if game is None:
+            raise NoGame("no game is running at this table")
+        yield game
 
 
-def _changed(game: Game, fields: list[str] | None = None) -> None:
-    """Save the changed game row and bump its table's revision (pushed after commit).
+def _changed(game: Game, fields: list[str] | None = None) -> int:
+    """Save the changed game row (only ``fields`` if given) and bump its table's revision (pushed after commit).
 
-    Should be called while holding the game row's lock (inside :func:`_locked_game`).
+    Should be called while holding the game row's lock (inside :func:`_locked_game`). Returns
+    the table's new revision.
     """
     game.save(update_fields=fields)
-    table_notify(table_id=game.table_id)
+    return table_notify(table_id=game.table_id)
 
 
 def _free_table(game: Game) -> None:
@@ -122,13 +134,15 @@ class _Step:
     outcome: dict | None
     window: str
     countdown: int | None  # a silent window's own seconds
+    awaiting: list[int]  # whom the game waits for (public): the worker skips games awaiting no bot
 
 
 def _step(engine, state) -> _Step:
     """Snapshot, outcome, window and its countdown of ``state``: every engine call a move needs (may raise)."""
     outcome = engine.outcome(state)
     window = "" if outcome is not None else (engine.window(state) or "")
-    return _Step(engine.encode(state), outcome, window, engine.countdown(state) if window else None)
+    awaiting = [] if outcome is not None else sorted(engine.awaiting(state))
+    return _Step(engine.encode(state), outcome, window, engine.countdown(state) if window else None, awaiting)
 
 
 def _open_window(game: Game, step: _Step, now: datetime) -> None:
@@ -143,21 +157,29 @@ def _open_window(game: Game, step: _Step, now: datetime) -> None:
         game.deadline = now + timedelta(seconds=seconds) if timed else None
 
 
-def _advance(game: Game, step: _Step, now: datetime) -> None:
+_WINDOW_FIELDS = ["window", "countdown", "waits", "deadline", "paused_remaining"]
+
+
+def _advance(game: Game, step: _Step, now: datetime) -> list[str]:
     """Record a new state on the game row: snapshot, version, outcome, the window's deadline.
 
-    Should be called while holding the game row's lock; the caller saves (:func:`_changed`).
+    Should be called while holding the game row's lock; the caller saves (:func:`_changed`)
+    the fields this returns, the only ones it changed.
     """
     game.version += 1
     game.snapshot = step.snapshot
+    game.awaiting = step.awaiting
     if step.outcome is not None:
         game.status = Game.FINISHED
         game.outcome = step.outcome
         game.finished = now
         game.window, game.deadline, game.paused_remaining, game.countdown = "", None, None, None
         _free_table(game)
-    elif step.window != game.window:
+        return ["version", "snapshot", "awaiting", "status", "outcome", "finished", *_WINDOW_FIELDS]
+    if step.window != game.window:
         _open_window(game, step, now)  # the same window keeps its deadline
+        return ["version", "snapshot", "awaiting", *_WINDOW_FIELDS]
+    return ["version", "snapshot", "awaiting"]
 
 
 def game_start(*, table: Table) -> Game:
@@ -190,6 +212,7 @@ def game_start(*, table: Table) -> Game:
                 seed_hash=seed_hash(seed),
                 timer_seconds=table.timer_seconds,
                 snapshot=step.snapshot,
+                awaiting=step.awaiting,
             )
             _open_window(game, step, timezone.now())
             game.save()
@@ -205,10 +228,10 @@ def game_start(*, table: Table) -> Game:
     return game
 
 
-def _seat_of(game: Game, player: Player | None, bot_seat: int | None, devices: dict | None = None) -> int:
+def _seat_of(game: Game, player: Player | int | None, bot_seat: int | None, devices: dict | None = None) -> int:
     """The seat this request plays in ``game``; raises NotYourSeat."""
     if bot_seat is not None:
-        if game.seats.filter(index=bot_seat).exclude(bot="").exists():
+        if any(s.index == bot_seat and s.bot for s in game_seats(game)):
             return bot_seat
         raise NotYourSeat("not a bot seat")
     # A seat handed to a bot, or moved to another phone, no longer takes moves from its former phone.
@@ -220,8 +243,9 @@ def _seat_of(game: Game, player: Player | None, bot_seat: int | None, devices: d
 
 def move_submit(
     *,
-    game_id: int,
-    player: Player | None,
+    game_id: int | None = None,
+    table_id: int | None = None,
+    player: Player | int | None,
     version: int | None,
     move_id: str | None,
     action: object,
@@ -243,41 +267,61 @@ def move_submit(
     Raises NotYourSeat, GameOver, Stale, WindowClosed, Malformed or IllegalMove (all
     MoveRefused); a repeated move id of the seat returns the first result (``duplicate``).
     """
+    seat: int | None = None
     try:
-        with _locked_game(game_id) as game:
+        with _locked_game(game_id, table_id=table_id) as game:
+            game_id = game.pk
             seat = _seat_of(game, player, bot_seat, devices)
-            if move_id:
-                # Move ids are per seat: a double tap repeats the first answer, never the move.
-                first = game.moves.filter(seat=seat, client_move_id=move_id).first()
-                if first is not None:
-                    return MoveResult(first.seq, duplicate=True)
-            if game.over:
-                raise GameOver("the game is over")
-            if version != game.version and not (window and window == game.window):
-                if window:
-                    raise WindowClosed("the window closed")
-                raise Stale("the table moved on")
-            if not isinstance(action, dict) or canonical(action) is None:
-                raise Malformed("malformed move")
-            engine = get_engine(game.engine)
             try:
-                state = engine.apply(game_state(game), seat, action)
-                step = _step(engine, state)
-            except IllegalAction as error:
-                raise IllegalMove(f"not allowed now: {error}") from error
-            except Exception as error:
-                logger.exception("engine %s failed on a move in game %s (refused)", game.engine, game.pk)
-                raise IllegalMove("not allowed now: the game could not take this move") from error
-            # ``action`` equals a listed action exactly, so the log holds the engine's own JSON.
-            move = Move.objects.create(
-                game=game, seq=game.version + 1, seat=seat, action=action, client_move_id=move_id or None
-            )
-            _advance(game, step, timezone.now())
-            _changed(game)
-            return MoveResult(move.seq)
+                return _move(game, seat, version, move_id, action, window)
+            except MoveRefused:
+                # A double tap repeats the first answer, never the move: asked only when refused.
+                first = _already_played(game_id, seat, move_id)
+                if first is None:
+                    raise
+                return first
     except IntegrityError as error:
-        # Another request took this seq or move id first: the first wins, this one changes nothing.
+        # The same move id raced in, or another request took this seq first: the first wins.
+        first = _already_played(game_id, seat, move_id) if game_id is not None else None
+        if first is not None:
+            return first
         raise Stale("the table moved on") from error
+
+
+def _already_played(game_id: int, seat: int | None, move_id: str | None) -> MoveResult | None:
+    """The first result of this seat's move id, if it was played (move ids are per seat)."""
+    if not move_id or seat is None:
+        return None
+    first = Move.objects.filter(game_id=game_id, seat=seat, client_move_id=move_id).values_list("seq", flat=True)
+    seq = first.first()
+    return None if seq is None else MoveResult(seq, duplicate=True)
+
+
+def _move(game: Game, seat: int, version: int | None, move_id: str | None, action: object, window: str) -> MoveResult:
+    """Judge and record one move on the locked game row (see :func:`move_submit`)."""
+    if game.over:
+        raise GameOver("the game is over")
+    if version != game.version and not (window and window == game.window):
+        if window:
+            raise WindowClosed("the window closed")
+        raise Stale("the table moved on")
+    if not isinstance(action, dict) or canonical(action) is None:
+        raise Malformed("malformed move")
+    engine = get_engine(game.engine)
+    try:
+        state = engine.apply(game_state(game), seat, action)
+        step = _step(engine, state)
+    except IllegalAction as error:
+        raise IllegalMove(f"not allowed now: {error}") from error
+    except Exception as error:
+        logger.exception("engine %s failed on a move in game %s (refused)", game.engine, game.pk)
+        raise IllegalMove("not allowed now: the game could not take this move") from error
+    # ``action`` equals a listed action exactly, so the log holds the engine's own JSON. A
+    # repeated move id of this seat fails the unique constraint: see move_submit.
+    move = Move.objects.create(game=game, seq=game.version + 1, seat=seat, action=action,
+                               client_move_id=move_id or None)
+    revision = _changed(game, _advance(game, step, timezone.now()))
+    return MoveResult(move.seq, game=game, revision=revision)
 
 
 def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
@@ -300,8 +344,7 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
             _changed(game, ["deadline"])
             return False
         Move.objects.create(game=game, seq=game.version + 1, seat=None, action={"type": "timeout"})
-        _advance(game, step, now)
-        _changed(game)
+        _changed(game, _advance(game, step, now))
         return True
 
 
@@ -415,9 +458,18 @@ def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandov
             )
         game.handovers.filter(index=index, used=None).update(revoked=True)
         link = SeatHandover.objects.create(token=secrets.token_urlsafe(24), game=game, index=index, by_host=by_host)
+        _note_seat_move(game, link, moved=False)
         if by_host:
-            table_notify(table_id=game.table_id)  # the board announces the rescue link
+            _changed(game, ["seat_moves"])  # the board announces the rescue link
+        else:
+            game.save(update_fields=["seat_moves"])
         return link
+
+
+def _note_seat_move(game: Game, link: SeatHandover, *, moved: bool) -> None:
+    """Keep on the game row what the table is told of seats moving (``selectors.handover_notes``)."""
+    game.seat_moves = [*game.seat_moves, {"index": link.index, "by_host": link.by_host, "moved": moved,
+                                          "at": timezone.now().isoformat()}]
 
 
 def seat_handover_claim(*, token: str) -> tuple[Game, str]:
@@ -438,5 +490,6 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         GameSeat.objects.filter(game=game, index=link.index).update(device=device)
         link.used = now
         link.save(update_fields=["used"])
-        table_notify(table_id=game.table_id)
+        _note_seat_move(game, link, moved=True)
+        _changed(game, ["seat_moves"])
         return game, device

@@ -49,8 +49,9 @@ from gameplay.services import (
     Stale,
     WindowClosed,
 )
-from lobby.context import is_host, join_link, seat_names, table_info, table_lobby
+from lobby.context import join_link, seat_names, table_info, table_lobby
 from lobby.models import Table
+from lobby.services import player_id_of
 from lobby.views import table_or_404
 
 logger = logging.getLogger(__name__)
@@ -89,44 +90,52 @@ def _running_game(table: Table) -> Game:
     return game
 
 
-def _expire_if_due(game: Game | None) -> None:
-    # The worker expires windows; a page that sees a passed deadline does it too, so a game
-    # never waits on a sleeping phone or a stopped worker.
-    # (An expiry the engine fails on clears the deadline, so no page runs it twice.)
+def _latest(table: Table, game: Game | None = None) -> tuple[Game | None, Game | None]:
+    """The table's latest game and, if it still runs, the same row as the running one.
+
+    One query (at most one game runs per table, and it is the newest). The worker expires due
+    windows; a page that sees a passed deadline does it too, so a game never waits on a
+    sleeping phone or a stopped worker (an expiry the engine fails on clears the deadline, so
+    no page runs it twice). The table row was read before the game row, so its revision never
+    claims a newer table than the panel shows; after an expiry both are read again.
+    """
+    latest = game if game is not None else table_latest_game(table)
+    running = latest if latest is not None and not latest.over else None
     if (
-        game is not None
-        and not game.over
-        and game.deadline is not None
-        and game.deadline <= timezone.now()
-        and services.game_expire(game_id=game.pk)
+        running is not None
+        and running.deadline is not None
+        and running.deadline <= timezone.now()
+        and services.game_expire(game_id=running.pk)
     ):
-        game.refresh_from_db()
+        table.refresh_from_db(fields=["revision"])
+        latest = table_latest_game(table)
+        running = latest if latest is not None and not latest.over else None
+    return latest, running
 
 
-def _seen(request: HttpRequest, table: Table) -> dict[str, str]:
-    """Mark this browser present at the table; returns the seat links' device tokens it holds."""
+def _seen(request: HttpRequest, table: Table) -> tuple[int | None, dict[str, str]]:
+    """Mark this browser present at the table; returns its player id and its seat links' device tokens."""
     devices = session_devices(request.session)
-    presence.seen(table.pk, request.player.pk if request.player else None, devices.values())
-    return devices
+    player_id = player_id_of(request=request)
+    presence.seen(table.pk, player_id, devices.values())
+    return player_id, devices
 
 
-def _panel_context(request: HttpRequest, table: Table) -> dict:
-    """Everything the phone page and its partial show: the game for this browser, else the lobby."""
-    player = request.player
-    devices = _seen(request, table)
-    _expire_if_due(table_running_game(table))
-    # The revision is read before the rows it labels, so a panel never claims to be newer than it is.
-    table.refresh_from_db(fields=["revision"])
-    running = table_running_game(table)
-    latest = running or table_latest_game(table)
+def _panel_context(request: HttpRequest, table: Table, game: Game | None = None) -> dict:
+    """Everything the phone page and its partial show: the game for this browser, else the lobby.
+
+    ``game``: the table's latest game row when the caller has it fresh (a move just made).
+    """
+    player_id, devices = _seen(request, table)
+    latest, running = _latest(table, game)
     context: dict = {
         "table": table_info(table),
-        "is_host": is_host(player, table),
-        "player": player,
+        "is_host": player_id is not None and player_id == table.host_id,
+        "player": request.player,
         "move_url": reverse("move", args=[table.code]),
     }
     if latest is not None:
-        seat = game_seat_of(game=latest, player=player, devices=devices)
+        seat = game_seat_of(game=latest, player=player_id, devices=devices)
         if latest.over and seat is None:
             context["last_game"] = game_context(game=latest, seat=None)
         else:
@@ -137,14 +146,15 @@ def _panel_context(request: HttpRequest, table: Table) -> dict:
             context["asleep"] = presence.asleep_seats(running, table.pk)
             context["handovers"] = handover_notes(running)
             # This phone's seat moved to another phone: it says so, and shows no secrets.
-            context["moved_away"] = seat is None and moved_away(running, player, devices)
+            context["moved_away"] = seat is None and moved_away(running, player_id, devices)
     if latest is None or latest.over:
-        context.update(table_lobby(request, table, player=player))
+        context.update(table_lobby(request, table, player=request.player))
     return context
 
 
-def _panel(request: HttpRequest, table: Table, *, note: str = "", status: int = 200) -> HttpResponse:
-    context = _panel_context(request, table)
+def _panel(request: HttpRequest, table: Table, *, note: str = "", status: int = 200,
+           game: Game | None = None) -> HttpResponse:
+    context = _panel_context(request, table, game)
     context["note"] = note
     return render(request, "gameplay/_panel.html", context, status=status)
 
@@ -169,12 +179,11 @@ def board_page(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _board_context(request: HttpRequest, table: Table) -> dict:
-    _expire_if_due(table_running_game(table))
-    # The revision is read before the rows it labels, so a panel never claims to be newer than it is.
-    table.refresh_from_db(fields=["revision"])
-    running = table_running_game(table)
-    latest = running or table_latest_game(table)
-    context: dict = {"table": table_info(table), "table_seats": seat_names(table), **join_link(request, table)}
+    latest, running = _latest(table)
+    context: dict = {"table": table_info(table)}
+    if running is None:
+        # The seats and the join QR show only between games (the QR is not drawn during play).
+        context.update({"table_seats": seat_names(table), **join_link(request, table)})
     if latest is not None:
         context["game_ctx"] = game_context(game=latest, seat=None)
         context["game"] = game_public_info(latest)
@@ -189,8 +198,7 @@ def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     """The table's revision number, for pages polling while their socket is down."""
     table = table_or_404(request, code)
     _seen(request, table)
-    _expire_if_due(table_running_game(table))
-    table.refresh_from_db(fields=["revision"])
+    _latest(table)
     return JsonResponse({"v": table.revision})
 
 
@@ -199,15 +207,18 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     """A phone plays a move; the answer is the fresh panel (with a note and a 4xx when refused)."""
     table = table_or_404(request, code)
     try:
-        game = _running_game(table)
         form = read_move_form(request.POST)
-        services.move_submit(
-            game_id=game.pk, player=request.player, version=form.version, move_id=form.move_id,
+        result = services.move_submit(
+            table_id=table.pk, player=player_id_of(request=request), version=form.version, move_id=form.move_id,
             action=form.action, window=form.window, devices=session_devices(request.session),
         )
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
+    if result.game is not None and result.revision is not None:
+        # The answer is the panel as the move left the table: that game row and its revision.
+        table.revision = result.revision
+        return respond(request, table, "", 200, game=result.game)
     return respond(request, table, "", 200)
 
 
@@ -224,10 +235,10 @@ def wait(request: HttpRequest, code: str) -> HttpResponse:
     return respond(request, table, "", 200)
 
 
-def respond(request: HttpRequest, table: Table, note: str, status: int) -> HttpResponse:
+def respond(request: HttpRequest, table: Table, note: str, status: int, game: Game | None = None) -> HttpResponse:
     """The fresh panel for htmx (with the note and status); a plain form gets the note as a message."""
     if request.htmx:
-        return _panel(request, table, note=note, status=status)
+        return _panel(request, table, note=note, status=status, game=game)
     if note:
         messages.error(request, note)
     return redirect("table", code=table.code)

@@ -19,7 +19,7 @@ from django.utils import timezone
 from engines.base import find_legal
 from engines.bots import get_policy
 from engines.registry import get_engine
-from gameplay.models import Game
+from gameplay.models import Game, GameSeat
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, game_expire, move_submit
 
@@ -74,6 +74,20 @@ def bot_step(game: Game, now) -> bool:
     return False
 
 
+def bots_due() -> list[int]:
+    """Running games where a bot has something to do: one is awaited, or a silent window is open.
+
+    One query over the running games' bot seats; a game waiting on people costs the bots nothing.
+    """
+    rows = GameSeat.objects.filter(game__status=Game.RUNNING).exclude(bot="").values_list(
+        "game_id", "index", "game__awaiting", "game__countdown")
+    due: dict[int, None] = {}
+    for game_id, index, awaiting, countdown in rows:
+        if countdown is not None or index in (awaiting or []):
+            due[game_id] = None
+    return list(due)
+
+
 def tick(now=None) -> int:
     """One pass over running games: expire due windows, make due bot moves. Returns the work done."""
     now = now or timezone.now()
@@ -85,8 +99,7 @@ def tick(now=None) -> int:
             done += game_expire(game_id=game_id, now=now)
         except Exception:
             logger.exception("expiry failed in game %s", game_id)
-    with_bots = Game.objects.filter(status=Game.RUNNING, seats__bot__gt="").distinct().values_list("pk", flat=True)
-    for game_id in list(with_bots):
+    for game_id in bots_due():
         # Several bots in one window all answer in this pass; on a turn one bot moves per pause.
         for _ in range(MAX_BOT_MOVES_PER_TICK):
             try:

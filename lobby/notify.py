@@ -28,8 +28,7 @@ import time
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from channels.layers import get_channel_layer
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 
 from lobby.models import Table
 
@@ -156,13 +155,17 @@ def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
     SENDER.bind_loop(loop)
 
 
-def table_notify(*, table_id: int) -> None:
+def table_notify(*, table_id: int) -> int:
     """Bump the table's revision and, after commit, queue the push of the number (and nothing else).
 
     Call it inside the transaction of the change it announces (it takes the table row's write
     lock until commit). The push is sent by this module's own thread, so a stalled channel
     layer never holds up the request or the worker that made the change.
     """
-    Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
-    revision = Table.objects.values_list("revision", flat=True).get(pk=table_id)
+    # One statement bumps and reads it (RETURNING: PostgreSQL, and SQLite since 3.35).
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {Table._meta.db_table} SET revision = revision + 1 WHERE id = %s RETURNING revision",
+                       [table_id])
+        revision = int(cursor.fetchone()[0])
     transaction.on_commit(lambda: push_revision(table_id, revision))
+    return revision

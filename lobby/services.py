@@ -91,6 +91,24 @@ def player_current(*, request) -> Player | None:
     return player
 
 
+def player_id_of(*, request) -> int | None:
+    """This browser's player id, from the session where it is kept (no query), else looked up.
+
+    Guests and accounts both keep their player's id in the session (``SESSION_KEY``: set when a
+    guest sits down and when an account logs in), so a page that only needs to know *which*
+    player this is reads no row.
+    """
+    cached = getattr(request, "_player", None)
+    if cached is not None:
+        return cached.pk
+    session = getattr(request, "session", None)
+    player_id = session.get(SESSION_KEY) if session is not None else None
+    if isinstance(player_id, int) and not isinstance(player_id, bool):
+        return player_id
+    player = player_current(request=request)
+    return player.pk if player else None
+
+
 def player_guest_create(*, request, nickname: str) -> Player:
     """Sit down as a guest: a Player bound to this browser's session (a second time renames it)."""
     nickname = clean_nickname(nickname)

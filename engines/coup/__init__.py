@@ -3,5 +3,7 @@
 from .bots import heuristic
 from .engine import CoupEngine
 
+__all__ = ["BOTS", "ENGINE"]
+
 ENGINE = CoupEngine()
 BOTS = {"heuristic": heuristic}

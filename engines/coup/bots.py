@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from .cards import copies
+from .cards import Action, CoupView, copies
 
 # How much a card is worth keeping: the coin engines first, the blockers after.
 VALUE = {"duke": 5, "captain": 4, "assassin": 4, "contessa": 3, "inquisitor": 2, "ambassador": 1}
@@ -12,7 +12,7 @@ BLOCK_OF = {"foreign_aid": ("duke",), "steal": ("captain", "ambassador", "inquis
             "assassinate": ("contessa",)}
 
 
-def heuristic(view: dict, rng: random.Random) -> dict | None:
+def heuristic(view: CoupView, rng: random.Random) -> Action | None:
     """Mostly honest play: use the cards you hold, challenge claims the visible cards rule out.
 
     In a silent window (``view["silent"]``) allowing is not answering: it returns a
@@ -29,7 +29,7 @@ def heuristic(view: dict, rng: random.Random) -> dict | None:
     return rng.choice(legal)
 
 
-def pick(view: dict, rng: random.Random) -> dict:
+def pick(view: CoupView, rng: random.Random) -> Action:
     """The heuristic's preferred move (checked against the legal list by the caller)."""
     legal = view["legal"]
     kinds = {action["type"] for action in legal}
@@ -50,7 +50,8 @@ def pick(view: dict, rng: random.Random) -> dict:
         best = max(view["exchange_options"], key=lambda opt: hand_value(opt["keep"]))
         return best["action"]
     if phase == "examine_decide":
-        card = (view["examined"] or {}).get("card")
+        examined = view["examined"]
+        card = examined["card"] if examined else None
         return {"type": "examine_decide", "swap": VALUE.get(card or "", 0) >= 4}
     return rng.choice(legal)
 
@@ -60,40 +61,50 @@ def hand_value(cards: list[str]) -> int:
     return sum(VALUE.get(card, 0) for card in cards) + (2 if len(set(cards)) == len(cards) else 0)
 
 
-def cheapest(legal: list[dict], key: str) -> dict:
+def cheapest(legal: list[Action], key: str) -> Action:
     """The legal action naming the least valuable card."""
     return min(legal, key=lambda action: VALUE.get(action[key], 0))
 
 
-def claim_on_trial(view: dict) -> str | None:
+def claim_on_trial(view: CoupView) -> str | None:
     """The character whose claim is being challenged now."""
-    pend = view["pending"] or {}
-    if pend.get("on_trial") == "block" and pend.get("block"):
-        return pend["block"]["as"]
-    return pend.get("claim")
+    pend = view["pending"]
+    if pend is None:
+        return None
+    block = pend["block"]
+    if pend["on_trial"] == "block" and block:
+        return block["as"]
+    return pend["claim"]
 
 
-def unseen(view: dict, card: str) -> int:
+def unseen(view: CoupView, card: str) -> int:
     """Copies of a card that could still be in another player's hand (none of mine, none lost)."""
     seen = view["hand"].count(card) + sum(lost.count(card) for lost in view["lost"])
     return copies(view["players"]) - seen
 
 
-def threat(view: dict, seat: int) -> tuple:
+def own_seat(view: CoupView) -> int:
+    """The bot's seat (a bot reads its own seat's view, never the board's)."""
+    seat = view["seat"]
+    assert seat is not None, "a bot reads a seat's view"
+    return seat
+
+
+def threat(view: CoupView, seat: int) -> tuple[int, int]:
     """How dangerous an opponent is: influence first, then coins."""
     return (view["counts"][seat], view["coins"][seat])
 
 
-def choose_turn(view: dict, rng: random.Random) -> dict:
+def choose_turn(view: CoupView, rng: random.Random) -> Action:
     """Pick the turn's action from what the bot holds and can afford."""
     legal = view["legal"]
     hand = view["hand"]
-    me = view["seat"]
-    by_type: dict[str, list[dict]] = {}
+    me = own_seat(view)
+    by_type: dict[str, list[Action]] = {}
     for action in legal:
         by_type.setdefault(action["type"], []).append(action)
 
-    def strongest(kind: str) -> dict:
+    def strongest(kind: str) -> Action:
         """The targeted action of this kind aimed at the most dangerous opponent."""
         return max(by_type[kind], key=lambda a: threat(view, a["target"]))
 
@@ -119,21 +130,22 @@ def choose_turn(view: dict, rng: random.Random) -> dict:
     return {"type": "foreign_aid"} if unseen(view, "duke") <= 1 else {"type": "income"}
 
 
-def was_blocked(view: dict, action: str, target: int) -> bool:
+def was_blocked(view: CoupView, action: str, target: int) -> bool:
     """Whether this seat's last such action against that target was blocked (public log)."""
     me = view["seat"]
     for entry in reversed(view["log"]):
         if entry["event"] == "round_start":
             return False
         if entry["event"] == "blocked" and entry["seat"] == me and entry["action"] == action:
-            return entry["blocker"] == target
+            return bool(entry["blocker"] == target)
     return False
 
 
-def answer_window(view: dict, rng: random.Random) -> dict:
+def answer_window(view: CoupView, rng: random.Random) -> Action:
     """Challenge what cannot be true, block with what is held, allow the rest."""
     legal = view["legal"]
     pend = view["pending"]
+    assert pend is not None, "a window answers a declared action"
     me = view["seat"]
     hand = view["hand"]
     blocks = [a for a in legal if a["type"] == "block"]
@@ -145,7 +157,8 @@ def answer_window(view: dict, rng: random.Random) -> dict:
             # Nothing left to lose: a bluffed Contessa is the only hope.
             return blocks[0]
         return {"type": "allow"}
-    claim = pend["block"]["as"] if view["phase"] == "block_challenge" else pend["claim"]
+    block = pend["block"]
+    claim = block["as"] if view["phase"] == "block_challenge" and block else pend["claim"]
     if claim == "no_duke":
         if "duke" in hand or rng.random() < 0.1:
             return {"type": "allow"}

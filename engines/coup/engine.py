@@ -1,20 +1,26 @@
-"""The Coup engine object: options, and the contract methods over rules and views."""
+"""The Coup engine object: names, options, the first deal, and the contract methods over the modules."""
 
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
-from engines.base import N_, BaseEngine, IllegalAction, OptionError
+from engines.base import N_, BaseEngine, IllegalAction, OptionError, Rng, State, first_player, first_player_spec
 
-from . import legal, rules, table
-from .cards import WINDOW_PHASES, WINDOW_SECONDS
+from . import legal, rules
+from .cards import TURN_ACTIONS, WINDOW_PHASES, WINDOW_SECONDS, Action, CoupState, Options, Phase
 from .views import build_view
 
 
-def copy_state(state: dict) -> dict:
+def coup(state: State) -> CoupState:
+    """The contract's plain state dict, seen as the Coup state it is."""
+    return cast(CoupState, state)
+
+
+def copy_state(state: State) -> State:
     """A deep copy, except the append-only log whose entries are shared (they never change)."""
     rest = {key: value for key, value in state.items() if key != "log"}
-    new = json.loads(json.dumps(rest))
+    new: State = json.loads(json.dumps(rest))
     new["log"] = list(state["log"])
     return new
 
@@ -28,11 +34,23 @@ class CoupEngine(BaseEngine):
     min_players = 2
     max_players = 10
 
-    def option_specs(self) -> list[dict]:
+    # Every turn action is a declaration; the answers each have their own move.
+    handlers = {
+        **dict.fromkeys(TURN_ACTIONS, "declare"),
+        "allow": "allow",
+        "challenge": "challenge",
+        "block": "block",
+        "reveal": "reveal",
+        "lose": "lose",
+        "return": "return_cards",
+        "show": "show",
+        "examine_decide": "examine_decide",
+    }
+
+    def option_specs(self) -> list[dict[str, Any]]:
         """First player, the Inquisitor and Factions variants, the 2-player start, rounds to win, silent windows."""
         return [
-            {"key": "first_player", "kind": "seat", "default": None, "label": N_("First player"),
-             "help": N_("Empty: a random player starts.")},
+            first_player_spec(N_("First player"), N_("Empty: a random player starts.")),
             {"key": "inquisitor", "kind": "bool", "default": False,
              "label": N_("Inquisitor replaces the Ambassador")},
             {"key": "factions", "kind": "bool", "default": False,
@@ -51,57 +69,115 @@ class CoupEngine(BaseEngine):
              "label": N_("Silent window countdown (seconds)")},
         ]
 
-    def check_options(self, options: dict, players: int | None) -> None:
+    def check_options(self, options: dict[str, Any], players: int | None) -> None:
         """Every combination of these options can be played."""
         if options.get("rounds_to_win", 1) < 1:
             raise OptionError("rounds_to_win must be at least 1")
 
-    def setup(self, players: int, options: dict, seed: int) -> dict:
-        """Deal the first round of the match."""
-        self.check_players(players)
-        checked = self.validate_options(options, players)
-        return table.new_state(players, checked, seed)
+    def _setup(self, players: int, options: dict[str, Any], seed: int) -> State:
+        """A fresh match: the first round dealt, the match standings at zero."""
+        opts = cast(Options, dict(options))
+        state: CoupState = {
+            "seed": seed,
+            "draws": 0,
+            "options": opts,
+            "n": players,
+            "players": [],
+            "deck": [],
+            "almshouse": 0,
+            "turn": 0,
+            "phase": Phase.ACTION,
+            "pending": None,
+            "window": None,
+            "window_count": 0,
+            "losers": [],
+            "after": None,
+            "log": [],
+            "match": {"target": opts.get("rounds_to_win", 1), "wins": [0] * players, "round": 1},
+            "result": None,
+        }
+        rng = Rng(seed)
+        first = first_player(options, rng, players)
+        state["draws"] = rng.counter
+        rules.deal_round(state, first)
+        return cast(State, state)
 
-    def legal_actions(self, state: dict, seat: int) -> list[dict]:
+    # ------------------------------------------------------------------ the moves (``handlers``)
+
+    def declare(self, state: State, seat: int, action: Action) -> None:
+        """A turn action: its claim, its cost, and the window or the effect it opens."""
+        rules.declare(coup(state), seat, action["type"], action.get("target"))
+
+    def allow(self, state: State, seat: int, action: Action) -> None:
+        """Let the claim or the action pass."""
+        rules.allow(coup(state), seat)
+
+    def challenge(self, state: State, seat: int, action: Action) -> None:
+        """Challenge the claim or the block."""
+        rules.challenge(coup(state), seat)
+
+    def block(self, state: State, seat: int, action: Action) -> None:
+        """Block, claiming a character."""
+        rules.block(coup(state), seat, action["as"])
+
+    def reveal(self, state: State, seat: int, action: Action) -> None:
+        """Show a card to answer a challenge."""
+        rules.reveal(coup(state), seat, action["card"])
+
+    def lose(self, state: State, seat: int, action: Action) -> None:
+        """Give up the chosen influence."""
+        rules.lose(coup(state), seat, action["card"])
+
+    def return_cards(self, state: State, seat: int, action: Action) -> None:
+        """End an Exchange: the cards sent back to the court."""
+        rules.finish_exchange(coup(state), seat, action["cards"])
+
+    def show(self, state: State, seat: int, action: Action) -> None:
+        """Show the examiner a card."""
+        rules.show(coup(state), action["card"])
+
+    def examine_decide(self, state: State, seat: int, action: Action) -> None:
+        """Hand the examined card back, or force a swap."""
+        rules.examine_decide(coup(state), action["swap"])
+
+    # ------------------------------------------------------------------ the contract
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action the seat may play now."""
-        return legal.legal_actions(state, seat)
+        return legal.legal_actions(coup(state), seat)
 
-    def copy_state(self, state):
+    def copy_state(self, state: State) -> State:
         """A copy for ``_apply``: see copy_state for what is shared (entries never changed once written)."""
         return copy_state(state)
 
-    def _apply(self, state: dict, seat: int, action: dict) -> None:
-        """Play an already-checked action on the copy."""
-        rules.apply_action(state, seat, action)
-
-    def awaiting(self, state: dict) -> set[int]:
+    def awaiting(self, state: State) -> set[int]:
         """Seats whose answer the game waits for."""
-        return legal.awaiting(state)
+        return legal.awaiting(coup(state))
 
-    def window(self, state: dict) -> str | None:
+    def window(self, state: State) -> str | None:
         """The open challenge/block window's id; None on turns, losses, reveals and exchanges."""
         if state["phase"] in WINDOW_PHASES:
-            return state["window"]["id"]
+            return legal.current_window(coup(state))["id"]
         return None
 
-    def countdown(self, state: dict) -> int | None:
+    def countdown(self, state: State) -> int | None:
         """With ``silent_windows`` on, a challenge/block window's own countdown; None otherwise."""
-        if self.window(state) is None or not table.silent(state):
+        if self.window(state) is None or not legal.silent(coup(state)):
             return None
-        return state["options"].get("window_seconds", WINDOW_SECONDS)
+        return coup(state)["options"].get("window_seconds", WINDOW_SECONDS)
 
-    def on_timeout(self, state: dict) -> dict:
+    def on_timeout(self, state: State) -> State:
         """The timer's expiry counts as "allow" for everyone who has not answered."""
         if self.window(state) is None:
             raise IllegalAction("no response window is open")
         new = copy_state(state)
-        rules.close_window(new, timeout=True)
+        rules.close_window(coup(new), timeout=True)
         return new
 
-    def outcome(self, state: dict) -> dict | None:
+    def outcome(self, state: State) -> dict[str, Any] | None:
         """The match result once a player reaches the rounds to win; None before."""
         return self.decode(state["result"]) if state["result"] else None
 
-    def view(self, state: dict, seat: int | None) -> dict:
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """What the seat (or the board, None) may see."""
-        return build_view(state, seat)
+        return cast(dict[str, Any], build_view(coup(state), seat))

@@ -1,95 +1,288 @@
-"""Coup's state machine: the turn, challenge and block windows, losses, resolution.
+"""Coup's state machine: dealing, the turn, challenge and block windows, losses, resolution.
 
-The flow follows /work/shared/rules/coup.md ("Resolution order"): declare (costs paid) ->
-challenge window for a character claim -> block window -> the block's challenge window ->
+The flow follows the Coup rules page (shared/rules/coup.md, "Resolution order"): declare (costs
+paid) -> challenge window for a character claim -> block window -> the block's challenge window ->
 resolve. Losing influence may need the loser's choice, so losses queue up in
-``state["losers"]`` and ``state["after"]`` names the step that runs once they are done.
+``state["losers"]`` and ``state["after"]`` names the step (a key of ``STEPS``) that runs once they
+are done. The moves (``declare`` … ``examine_decide``) are what the engine's ``handlers`` call.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
-from engines.base import IllegalAction, state_rng
+from engines.base import Rng, State, next_seat, state_rng
 
-from .cards import ASSASSINATE_COST, COUP_COST, DUKE, MONARCHIST, NO_DUKE, POPULIST, claim_of
-from .table import living, may_target, round_over
+from .cards import (
+    AFTER_WINDOW,
+    CHARACTER_ACTIONS,
+    COSTS,
+    DUKE,
+    INCOME,
+    MONARCHIST,
+    NO_DUKE,
+    POPULIST,
+    STEAL_AMOUNT,
+    TARGET_BLOCKS,
+    CoupState,
+    Phase,
+    Player,
+    build_court,
+    claim_of,
+)
+from .legal import (
+    challenger,
+    claimed_block,
+    current_window,
+    living,
+    may_target,
+    pending,
+    revealer,
+    target_of,
+)
 
-
-def apply_action(state: dict, seat: int, action: dict) -> None:
-    """Play a legal action (already checked) on the state, in place."""
-    phase = state["phase"]
-    kind = action["type"]
-    if phase == "action":
-        declare(state, seat, action)
-    elif kind == "allow":
-        state["window"]["answered"].append(seat)
-        win = state["window"]
-        if set(win["answered"]) >= set(win["eligible"]):
-            close_window(state, timeout=False)
-    elif kind == "challenge":
-        challenge(state, seat)
-    elif kind == "block":
-        block(state, seat, action["as"])
-    elif kind == "reveal":
-        reveal(state, seat, action["card"])
-    elif kind == "lose":
-        state["losers"].pop(0)
-        lose_card(state, seat, action["card"])
-        if not round_over(state):
-            process_losses(state)
-    elif kind == "return":
-        finish_exchange(state, seat, action["cards"])
-    elif kind == "show":
-        show(state, action["card"])
-    elif kind == "examine_decide":
-        examine_decide(state, action["swap"])
-    else:  # pragma: no cover - legal_actions lists nothing else
-        raise IllegalAction(f"unknown action {kind}")
+Step = Callable[[CoupState], None]
 
 
-def log(state: dict, event: str, **params) -> None:
+def log(state: CoupState, event: str, **params: Any) -> None:
     """Append a structured log entry."""
     state["log"].append({"event": event, **params})
 
 
-def declare(state: dict, seat: int, action: dict) -> None:
-    """The active player declares an action; costs are paid now."""
-    kind = action["type"]
-    target = cast(int, action.get("target"))  # present for every targeted action
-    player = state["players"][seat]
+def rng_of(state: CoupState) -> Rng:
+    """The generator that continues the state's stream (``state["draws"] = rng.counter`` after drawing)."""
+    return state_rng(cast(State, state))
+
+
+def reset_turn(state: CoupState, phase: Phase) -> None:
+    """Nothing declared, no window, no queued loss: the game waits in ``phase``."""
+    state["phase"] = phase
+    state["pending"] = None
+    state["window"] = None
+    state["losers"] = []
+    state["after"] = None
+
+
+# ------------------------------------------------------------------ rounds
+
+
+def deal_round(state: CoupState, first: int) -> None:
+    """Shuffle a full court, deal two cards and the starting coins, assign factions."""
+    opts = state["options"]
+    n = state["n"]
+    rng = rng_of(state)
+    deck: list[str] = rng.shuffle(build_court(n, opts["inquisitor"]))
+    state["draws"] = rng.counter
+    players: list[Player] = []
+    for seat in range(n):
+        coins = 2
+        if n == 2:
+            # The seed gives each player 1 coin; the published head-to-head rule 1 and 2.
+            coins = 1 if opts["two_player_start"] == "seed" or seat == first else 2
+        players.append({"hand": [deck.pop(), deck.pop()], "lost": [], "coins": coins,
+                        "faction": None, "drawn": []})
+    if opts["factions"]:
+        # Decision: allegiances alternate around the table from the first player.
+        for i in range(n):
+            players[(first + i) % n]["faction"] = MONARCHIST if i % 2 == 0 else POPULIST
+    state["players"] = players
+    state["deck"] = deck
+    state["almshouse"] = 0
+    state["turn"] = first
+    reset_turn(state, Phase.ACTION)
+    log(state, "round_start", round=state["match"]["round"], first=first)
+
+
+def end_round_if_won(state: CoupState) -> bool:
+    """If one player alone holds influence, they win the round; then the next round is dealt
+    (the winner starts) or the match is over. True if the round ended."""
+    alive = living(state)
+    if len(alive) > 1:
+        return False
+    winner = alive[0]
+    match = state["match"]
+    match["wins"][winner] += 1
+    log(state, "round_won", seat=winner, round=match["round"], wins=list(match["wins"]))
+    if match["wins"][winner] >= match["target"]:
+        state["result"] = {
+            "winners": [winner],
+            "reason": "last_standing",
+            "wins": list(match["wins"]),
+            "reveal": {"hands": [list(p["hand"]) for p in state["players"]],
+                       "lost": [list(p["lost"]) for p in state["players"]]},
+        }
+        if match["target"] > 1:
+            log(state, "match_won", seat=winner, wins=list(match["wins"]))
+        reset_turn(state, Phase.OVER)
+        return True
+    # Decision: the winner of a game starts the next one.
+    match["round"] += 1
+    deal_round(state, winner)
+    return True
+
+
+def end_turn(state: CoupState) -> None:
+    """Pass the turn clockwise to the next living player (unless the round just ended)."""
+    if end_round_if_won(state):
+        return
+    state["turn"] = next_seat([bool(p["hand"]) for p in state["players"]], state["turn"])
+    reset_turn(state, Phase.ACTION)
+
+
+# ------------------------------------------------------------------ the moves
+
+
+def declare(state: CoupState, seat: int, kind: str, target: int | None) -> None:
+    """The active player declares an action; its cost is paid now."""
     claim = claim_of(kind, state["options"]["inquisitor"])
+    cost = COSTS.get(kind, 0)
+    state["players"][seat]["coins"] -= cost
     state["pending"] = {"actor": seat, "action": kind, "target": target, "claim": claim,
-                        "paid": 0, "block": None, "challenger": None, "revealer": None,
+                        "paid": cost, "block": None, "challenger": None, "revealer": None,
                         "on_trial": None, "shown": None}
-    entry = {"seat": seat, "action": kind}
+    entry: dict[str, Any] = {"seat": seat, "action": kind}
     if target is not None:
         entry["target"] = target
     if claim is not None:
         entry["claim"] = claim
     log(state, "declare", **entry)
-    if kind == "income":
-        player["coins"] += 1
-        end_turn(state)
-    elif kind == "coup":
-        player["coins"] -= COUP_COST
-        state["pending"]["paid"] = COUP_COST
-        state["losers"] = [target]
-        state["after"] = "end_turn"
-        process_losses(state)
-    elif kind == "convert":
-        convert(state, seat, target)
-    elif kind == "foreign_aid":
-        open_block_window(state)
+    DECLARED[kind](state)
+
+
+def allow(state: CoupState, seat: int) -> None:
+    """One eligible seat lets the claim or the action pass; the last one closes the window."""
+    win = current_window(state)
+    win["answered"].append(seat)
+    if set(win["answered"]) >= set(win["eligible"]):
+        close_window(state, timeout=False)
+
+
+def challenge(state: CoupState, seat: int) -> None:
+    """The first challenge wins the race; the challenged player must reveal."""
+    pend = pending(state)
+    kind = current_window(state)["kind"]
+    state["window"] = None
+    pend["challenger"] = seat
+    if kind == Phase.CHALLENGE:
+        pend["on_trial"] = "action"
+        pend["revealer"] = pend["actor"]
+        claim = pend["claim"]
     else:
-        if kind == "assassinate":
-            player["coins"] -= ASSASSINATE_COST
-            state["pending"]["paid"] = ASSASSINATE_COST
-        open_window(state, "challenge", [s for s in living(state) if s != seat])
+        claimed = claimed_block(pend)
+        pend["on_trial"] = "block"
+        pend["revealer"] = claimed["seat"]
+        claim = claimed["as"]
+    log(state, "challenge", seat=seat, against=pend["revealer"], claim=claim)
+    if claim == NO_DUKE:
+        embezzle_challenge(state)
+        return
+    on_trial = revealer(pend)
+    hand = state["players"][on_trial]["hand"]
+    if len(hand) == 1:
+        reveal(state, on_trial, hand[0])
+    else:
+        state["phase"] = Phase.REVEAL
 
 
-def convert(state: dict, seat: int, target: int) -> None:
+def block(state: CoupState, seat: int, card: str) -> None:
+    """The first block wins the race; it opens its own challenge window."""
+    pend = pending(state)
+    state["window"] = None
+    pend["block"] = {"seat": seat, "as": card}
+    log(state, "block", seat=seat, card=card, against=pend["actor"], action=pend["action"])
+    open_window(state, Phase.BLOCK_CHALLENGE, [s for s in living(state) if s != seat])
+
+
+def reveal(state: CoupState, seat: int, card: str) -> None:
+    """Judge a challenge: the shown card proves the claim or loses the bluffer that card."""
+    pend = pending(state)
+    on_action = pend["on_trial"] == "action"
+    claim = pend["claim"] if on_action else claimed_block(pend)["as"]
+    proved = card == claim
+    log(state, "reveal", seat=seat, card=card, claim=claim, proved=proved)
+    if proved:
+        replace_card(state, seat, card)
+        state["losers"] = [challenger(pend)]
+        state["after"] = "claim_stands" if on_action else "block_stands"
+        process_losses(state)
+        return
+    lose_card(state, seat, card)
+    if end_round_if_won(state):
+        return
+    if on_action:
+        fail_action(state)
+    else:
+        resolve(state)
+
+
+def lose(state: CoupState, seat: int, card: str) -> None:
+    """The first queued loser turns the chosen card face up; the queue goes on."""
+    state["losers"].pop(0)
+    lose_card(state, seat, card)
+    if not end_round_if_won(state):
+        process_losses(state)
+
+
+def finish_exchange(state: CoupState, seat: int, cards: list[str]) -> None:
+    """Send the chosen cards back to the court (shuffled) and keep the rest."""
+    player = state["players"][seat]
+    pool = player["hand"] + player["drawn"]
+    for card in cards:
+        pool.remove(card)
+    player["hand"] = pool
+    player["drawn"] = []
+    rng = rng_of(state)
+    state["deck"] = rng.shuffle(state["deck"] + list(cards))
+    state["draws"] = rng.counter
+    log(state, "exchanged", seat=seat, count=len(cards))
+    log(state, "kept", to=seat, cards=sorted(pool), private=True)
+    end_turn(state)
+
+
+def show(state: CoupState, card: str) -> None:
+    """The examined player shows the card they chose to the examiner alone."""
+    pend = pending(state)
+    pend["shown"] = card
+    log(state, "shown", seat=pend["target"], to_seat=pend["actor"])
+    log(state, "examined", to=pend["actor"], target=pend["target"], card=card, private=True)
+    log(state, "examined", to=pend["target"], target=pend["target"], card=card, private=True)
+    state["phase"] = Phase.EXAMINE_DECIDE
+
+
+def examine_decide(state: CoupState, swap: bool) -> None:
+    """The examiner hands the card back or forces it into the court for a replacement."""
+    pend = pending(state)
+    log(state, "examine_done", seat=pend["actor"], target=pend["target"], swap=swap)
+    if swap:
+        card = pend["shown"]
+        assert card is not None, "no card was shown"
+        replace_card(state, target_of(pend), card)
+    end_turn(state)
+
+
+# ------------------------------------------------------------------ what a declaration opens
+
+
+def take_income(state: CoupState) -> None:
+    """Income: one coin, nothing to answer."""
+    pend = pending(state)
+    state["players"][pend["actor"]]["coins"] += INCOME["income"]
+    end_turn(state)
+
+
+def target_loses(state: CoupState) -> None:
+    """A Coup (at once, no answer possible) or an Assassination that stands: the target loses an influence."""
+    state["losers"] = [target_of(pending(state))]
+    state["after"] = "end_turn"
+    process_losses(state)
+
+
+def convert(state: CoupState) -> None:
     """Pay 1 (self) or 2 (another) to the almshouse and flip the target's faction."""
+    pend = pending(state)
+    seat = pend["actor"]
+    target = target_of(pend)
     cost = 1 if target == seat else 2
     state["players"][seat]["coins"] -= cost
     state["almshouse"] += cost
@@ -99,7 +292,39 @@ def convert(state: dict, seat: int, target: int) -> None:
     end_turn(state)
 
 
-def open_window(state: dict, kind: str, eligible: list[int]) -> None:
+def open_challenge_window(state: CoupState) -> None:
+    """A character claim: every other living player may challenge it."""
+    actor = pending(state)["actor"]
+    open_window(state, Phase.CHALLENGE, [s for s in living(state) if s != actor])
+
+
+def open_block_window(state: CoupState) -> None:
+    """Offer the block to the eligible blockers (the target; anyone for Foreign Aid)."""
+    pend = pending(state)
+    actor = pend["actor"]
+    if pend["action"] == "foreign_aid":
+        # Any other living player may claim Duke, but not against their own faction.
+        eligible = [s for s in living(state) if s != actor and may_target(state, s, actor)]
+    else:
+        target = target_of(pend)
+        eligible = [target] if may_target(state, target, actor) else []
+    open_window(state, Phase.BLOCK, eligible)
+
+
+# What each declared action does at once.
+DECLARED: dict[str, Step] = {
+    "income": take_income,
+    "coup": target_loses,
+    "convert": convert,
+    "foreign_aid": open_block_window,
+    **dict.fromkeys(CHARACTER_ACTIONS, open_challenge_window),
+}
+
+
+# ------------------------------------------------------------------ windows
+
+
+def open_window(state: CoupState, kind: Phase, eligible: list[int]) -> None:
     """Open a timed response window (or close it at once if nobody may answer)."""
     state["window_count"] += 1
     state["window"] = {"id": f"{state['window_count']}:{kind}", "kind": kind,
@@ -109,98 +334,48 @@ def open_window(state: dict, kind: str, eligible: list[int]) -> None:
         close_window(state, timeout=False, quiet=True)
 
 
-def close_window(state: dict, timeout: bool, quiet: bool = False) -> None:
+def close_window(state: CoupState, timeout: bool, quiet: bool = False) -> None:
     """Everyone allowed (or the timer ran out): the claim or block stands, or nobody blocked."""
-    kind = state["window"]["kind"]
+    kind = current_window(state)["kind"]
     state["window"] = None
     if not quiet:
         log(state, "window_closed", kind=kind, timeout=timeout)
-    if kind == "challenge":
-        run(state, "claim_stands")
-    elif kind == "block":
-        run(state, "resolve")
+    STEPS[AFTER_WINDOW[kind]](state)
+
+
+def claim_stands(state: CoupState) -> None:
+    """The claim was not challenged (or was proved): the target may block a Steal or an Assassination."""
+    pend = pending(state)
+    if pend["action"] in TARGET_BLOCKS and state["players"][target_of(pend)]["hand"]:
+        open_block_window(state)
     else:
-        run(state, "block_stands")
-
-
-def open_block_window(state: dict) -> None:
-    """Offer the block to the eligible blockers (the target; anyone for Foreign Aid)."""
-    pend = state["pending"]
-    actor = pend["actor"]
-    if pend["action"] == "foreign_aid":
-        # Any other living player may claim Duke, but not against their own faction.
-        eligible = [s for s in living(state) if s != actor and may_target(state, s, actor)]
-    else:
-        target = pend["target"]
-        eligible = [target] if may_target(state, target, actor) else []
-    open_window(state, "block", eligible)
-
-
-def run(state: dict, step: str) -> None:
-    """Continue the turn after a window or a queue of losses."""
-    pend = state["pending"]
-    if step == "end_turn":
-        end_turn(state)
-    elif step == "claim_stands":
-        target = pend["target"]
-        if pend["action"] in ("steal", "assassinate") and state["players"][target]["hand"]:
-            open_block_window(state)
-        else:
-            resolve(state)
-    elif step == "block_stands":
-        log(state, "blocked", seat=pend["actor"], action=pend["action"],
-            blocker=pend["block"]["seat"], card=pend["block"]["as"])
-        end_turn(state)
-    elif step == "resolve":
         resolve(state)
 
 
-def block(state: dict, seat: int, card: str) -> None:
-    """The first block wins the race; it opens its own challenge window."""
-    pend = state["pending"]
-    state["window"] = None
-    pend["block"] = {"seat": seat, "as": card}
-    log(state, "block", seat=seat, card=card, against=pend["actor"], action=pend["action"])
-    open_window(state, "block_challenge", [s for s in living(state) if s != seat])
+def block_stands(state: CoupState) -> None:
+    """The block was not challenged (or was proved): the action fails, the turn ends."""
+    pend = pending(state)
+    claimed = claimed_block(pend)
+    log(state, "blocked", seat=pend["actor"], action=pend["action"], blocker=claimed["seat"],
+        card=claimed["as"])
+    end_turn(state)
 
 
-def challenge(state: dict, seat: int) -> None:
-    """The first challenge wins the race; the challenged player must reveal."""
-    pend = state["pending"]
-    kind = state["window"]["kind"]
-    state["window"] = None
-    pend["challenger"] = seat
-    if kind == "challenge":
-        pend["on_trial"] = "action"
-        pend["revealer"] = pend["actor"]
-        claim = pend["claim"]
-    else:
-        pend["on_trial"] = "block"
-        pend["revealer"] = pend["block"]["seat"]
-        claim = pend["block"]["as"]
-    log(state, "challenge", seat=seat, against=pend["revealer"], claim=claim)
-    if claim == NO_DUKE:
-        embezzle_challenge(state)
-        return
-    hand = state["players"][pend["revealer"]]["hand"]
-    if len(hand) == 1:
-        reveal(state, pend["revealer"], hand[0])
-    else:
-        state["phase"] = "reveal"
+# ------------------------------------------------------------------ challenges and losses
 
 
-def replace_card(state: dict, seat: int, card: str) -> None:
+def replace_card(state: CoupState, seat: int, card: str) -> None:
     """Shuffle a shown card into the court and draw a replacement (secretly)."""
     replace_cards(state, seat, [card])
 
 
-def replace_cards(state: dict, seat: int, cards: list[str]) -> None:
+def replace_cards(state: CoupState, seat: int, cards: list[str]) -> None:
     """Shuffle shown cards into the court together and draw as many replacements."""
     player = state["players"][seat]
     for card in cards:
         player["hand"].remove(card)
-    rng = state_rng(state)
-    deck = rng.shuffle(state["deck"] + list(cards))
+    rng = rng_of(state)
+    deck: list[str] = rng.shuffle(state["deck"] + list(cards))
     state["draws"] = rng.counter
     new = [deck.pop() for _ in cards]
     state["deck"] = deck
@@ -209,31 +384,9 @@ def replace_cards(state: dict, seat: int, cards: list[str]) -> None:
     log(state, "drew", to=seat, cards=new, private=True)
 
 
-def reveal(state: dict, seat: int, card: str) -> None:
-    """Judge a challenge: the shown card proves the claim or loses the bluffer that card."""
-    pend = state["pending"]
-    on_action = pend["on_trial"] == "action"
-    claim = pend["claim"] if on_action else pend["block"]["as"]
-    proved = card == claim
-    log(state, "reveal", seat=seat, card=card, claim=claim, proved=proved)
-    if proved:
-        replace_card(state, seat, card)
-        state["losers"] = [pend["challenger"]]
-        state["after"] = "claim_stands" if on_action else "block_stands"
-        process_losses(state)
-        return
-    lose_card(state, seat, card)
-    if round_over(state):
-        return
-    if on_action:
-        fail_action(state)
-    else:
-        run(state, "resolve")
-
-
-def fail_action(state: dict) -> None:
+def fail_action(state: CoupState) -> None:
     """A caught bluff: the action fails; a caught Assassin gets the 3 coins back."""
-    pend = state["pending"]
+    pend = pending(state)
     actor = state["players"][pend["actor"]]
     log(state, "failed", seat=pend["actor"], action=pend["action"])
     if pend["action"] == "assassinate" and pend["paid"] and actor["hand"]:
@@ -243,9 +396,9 @@ def fail_action(state: dict) -> None:
     end_turn(state)
 
 
-def embezzle_challenge(state: dict) -> None:
+def embezzle_challenge(state: CoupState) -> None:
     """Embezzle challenged: every face-down card is shown; any Duke means a bluff."""
-    pend = state["pending"]
+    pend = pending(state)
     seat = pend["actor"]
     player = state["players"][seat]
     shown = sorted(player["hand"])
@@ -256,17 +409,17 @@ def embezzle_challenge(state: dict) -> None:
         others = list(player["hand"])
         if others:
             replace_cards(state, seat, others)
-        if round_over(state):
+        if end_round_if_won(state):
             return
         fail_action(state)
         return
     replace_cards(state, seat, shown)
-    state["losers"] = [pend["challenger"]]
+    state["losers"] = [challenger(pend)]
     state["after"] = "claim_stands"
     process_losses(state)
 
 
-def lose_card(state: dict, seat: int, card: str) -> None:
+def lose_card(state: CoupState, seat: int, card: str) -> None:
     """Turn one face-down card face-up for good; no cards left means elimination."""
     player = state["players"][seat]
     player["hand"].remove(card)
@@ -278,8 +431,8 @@ def lose_card(state: dict, seat: int, card: str) -> None:
         log(state, "eliminated", seat=seat)
 
 
-def process_losses(state: dict) -> None:
-    """Take the queued losses (asking the loser when there is a choice), then continue."""
+def process_losses(state: CoupState) -> None:
+    """Take the queued losses (asking the loser when there is a choice), then run ``state["after"]``."""
     while state["losers"]:
         seat = state["losers"][0]
         hand = state["players"][seat]["hand"]
@@ -288,106 +441,97 @@ def process_losses(state: dict) -> None:
             state["losers"].pop(0)
             continue
         if len(hand) > 1:
-            state["phase"] = "lose"
+            state["phase"] = Phase.LOSE
             return
         state["losers"].pop(0)
         lose_card(state, seat, hand[0])
-        if round_over(state):
+        if end_round_if_won(state):
             return
     step = state["after"]
     state["after"] = None
-    run(state, step)
+    if step is not None:
+        STEPS[step](state)
 
 
-def resolve(state: dict) -> None:
-    """The action takes effect (void against an eliminated target)."""
-    pend = state["pending"]
-    kind = pend["action"]
-    actor = pend["actor"]
-    players = state["players"]
-    me = players[actor]
+# ------------------------------------------------------------------ resolution
+
+
+def resolve(state: CoupState) -> None:
+    """The action takes effect (void against an eliminated target: the turn just ends)."""
+    pend = pending(state)
     target = pend["target"]
-    alive_target = target is not None and bool(players[target]["hand"])
-    if kind == "foreign_aid":
-        me["coins"] += 2
-        log(state, "gained", seat=actor, amount=2, action=kind)
-    elif kind == "tax":
-        me["coins"] += 3
-        log(state, "gained", seat=actor, amount=3, action=kind)
-    elif kind == "steal" and alive_target:
-        amount = min(2, players[target]["coins"])
-        players[target]["coins"] -= amount
-        me["coins"] += amount
-        log(state, "stole", seat=actor, target=target, amount=amount)
-    elif kind == "assassinate" and alive_target:
-        state["losers"] = [target]
-        state["after"] = "end_turn"
-        process_losses(state)
+    if target is not None and not state["players"][target]["hand"]:
+        end_turn(state)
         return
-    elif kind == "exchange":
-        size = min(1 if state["options"]["inquisitor"] else 2, len(state["deck"]))
-        me["drawn"] = [state["deck"].pop() for _ in range(size)]
-        log(state, "drew", to=actor, cards=list(me["drawn"]), private=True)
-        state["phase"] = "exchange"
-        return
-    elif kind == "examine" and alive_target:
-        hand = players[target]["hand"]
-        if len(hand) == 1:
-            show(state, hand[0])
-        else:
-            state["phase"] = "examine_show"
-        return
-    elif kind == "embezzle":
-        amount = state["almshouse"]
-        state["almshouse"] = 0
-        me["coins"] += amount
-        log(state, "embezzled", seat=actor, amount=amount)
+    EFFECTS[pend["action"]](state)
+
+
+def take_coins(state: CoupState) -> None:
+    """Foreign Aid or Tax: coins from the treasury."""
+    pend = pending(state)
+    kind = pend["action"]
+    amount = INCOME[kind]
+    state["players"][pend["actor"]]["coins"] += amount
+    log(state, "gained", seat=pend["actor"], amount=amount, action=kind)
     end_turn(state)
 
 
-def finish_exchange(state: dict, seat: int, cards: list[str]) -> None:
-    """Send the chosen cards back to the court (shuffled) and keep the rest."""
-    player = state["players"][seat]
-    pool = player["hand"] + player["drawn"]
-    for card in cards:
-        pool.remove(card)
-    player["hand"] = pool
-    player["drawn"] = []
-    rng = state_rng(state)
-    state["deck"] = rng.shuffle(state["deck"] + list(cards))
-    state["draws"] = rng.counter
-    log(state, "exchanged", seat=seat, count=len(cards))
-    log(state, "kept", to=seat, cards=sorted(pool), private=True)
+def steal(state: CoupState) -> None:
+    """Steal: up to two coins from the target."""
+    pend = pending(state)
+    players = state["players"]
+    target = target_of(pend)
+    amount = min(STEAL_AMOUNT, players[target]["coins"])
+    players[target]["coins"] -= amount
+    players[pend["actor"]]["coins"] += amount
+    log(state, "stole", seat=pend["actor"], target=target, amount=amount)
     end_turn(state)
 
 
-def show(state: dict, card: str) -> None:
-    """The examined player shows the card they chose to the examiner alone."""
-    pend = state["pending"]
-    pend["shown"] = card
-    log(state, "shown", seat=pend["target"], to_seat=pend["actor"])
-    log(state, "examined", to=pend["actor"], target=pend["target"], card=card, private=True)
-    log(state, "examined", to=pend["target"], target=pend["target"], card=card, private=True)
-    state["phase"] = "examine_decide"
+def draw_for_exchange(state: CoupState) -> None:
+    """Exchange: draw two cards from the court (one with the Inquisitor), secretly."""
+    pend = pending(state)
+    me = state["players"][pend["actor"]]
+    size = min(1 if state["options"]["inquisitor"] else 2, len(state["deck"]))
+    me["drawn"] = [state["deck"].pop() for _ in range(size)]
+    log(state, "drew", to=pend["actor"], cards=list(me["drawn"]), private=True)
+    state["phase"] = Phase.EXCHANGE
 
 
-def examine_decide(state: dict, swap: bool) -> None:
-    """The examiner hands the card back or forces it into the court for a replacement."""
-    pend = state["pending"]
-    log(state, "examine_done", seat=pend["actor"], target=pend["target"], swap=swap)
-    if swap:
-        replace_card(state, pend["target"], pend["shown"])
+def examine(state: CoupState) -> None:
+    """Examine: the target shows a card of their choice (no choice with one card)."""
+    hand = state["players"][target_of(pending(state))]["hand"]
+    if len(hand) == 1:
+        show(state, hand[0])
+    else:
+        state["phase"] = Phase.EXAMINE_SHOW
+
+
+def embezzle(state: CoupState) -> None:
+    """Embezzle: every coin in the almshouse."""
+    pend = pending(state)
+    amount = state["almshouse"]
+    state["almshouse"] = 0
+    state["players"][pend["actor"]]["coins"] += amount
+    log(state, "embezzled", seat=pend["actor"], amount=amount)
     end_turn(state)
 
 
-def end_turn(state: dict) -> None:
-    """Pass the turn clockwise to the next living player."""
-    if round_over(state):
-        return
-    n = state["n"]
-    seat = state["turn"]
-    for step in range(1, n + 1):
-        nxt = (seat + step) % n
-        if state["players"][nxt]["hand"]:
-            break
-    state.update(turn=nxt, phase="action", pending=None, window=None, losers=[], after=None)
+# What a character or general action does once nothing stops it.
+EFFECTS: dict[str, Step] = {
+    "foreign_aid": take_coins,
+    "tax": take_coins,
+    "steal": steal,
+    "assassinate": target_loses,
+    "exchange": draw_for_exchange,
+    "examine": examine,
+    "embezzle": embezzle,
+}
+
+# The steps that continue a turn after a window or a queue of losses (``state["after"]``).
+STEPS: dict[str, Step] = {
+    "end_turn": end_turn,
+    "claim_stands": claim_stands,
+    "block_stands": block_stands,
+    "resolve": resolve,
+}

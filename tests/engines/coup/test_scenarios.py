@@ -1,4 +1,4 @@
-"""One scenario per rule and edge case of /work/shared/rules/coup.md."""
+"""One scenario per rule and edge case of the Coup rules page (shared/rules/coup.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,134 @@
+"""Read once, compute once: the SQL statements a move and a refresh may cost.
+
+Budgets: a move POST (its answer, the fresh panel, included) at most 8 statements; a phone's or
+the board's refresh at most 5. Counted as the app's reads and writes: transaction control
+(BEGIN, COMMIT, SAVEPOINT, RELEASE) is left out, because it differs by backend (SQLite's
+``BEGIN IMMEDIATE`` is a statement, PostgreSQL's driver begins by itself) and is no read or
+write. The figures before this budget were 22, 12 and 11.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from engines.registry import get_engine
+from gameplay.selectors import REPLAY_CHECKPOINT, game_replay, replay_state
+from gameplay.worker import bots_due, tick
+from tests.conftest import start
+from tests.gameplay.helpers import awaited_movers, legal, move_data
+
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
+MOVE_BUDGET = 8
+REFRESH_BUDGET = 5
+
+
+@contextmanager
+def statements(budget: int):
+    """Fail if the block issues more than ``budget`` reads and writes (listing them)."""
+    with CaptureQueriesContext(connection) as captured:
+        yield captured
+    issued = [q["sql"] for q in captured.captured_queries
+              if not q["sql"].lstrip().upper().startswith(TRANSACTION_CONTROL)]
+    assert len(issued) <= budget, f"{len(issued)} statements, budget {budget}:\n" + "\n".join(s[:160] for s in issued)
+
+
+@pytest.fixture
+def playing(table_with):
+    """A running Inside Job table whose phones have all been seen once."""
+    table, people = table_with(5)
+    game = start(table, people[0])
+    for person in people:
+        person.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
+    return table, people, game
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_post_costs_at_most_8_statements(playing):
+    table, people, game = playing
+    (leader,) = awaited_movers(game)
+    data = move_data(game, legal(game, leader)[0])
+    with statements(MOVE_BUDGET):
+        response = people[leader].htmx_post(f"/t/{table.code}/move/", data)
+    assert response.status_code == 200 and 'data-revision="' in response.content.decode()
+    game.refresh_from_db()
+    assert game.version == 1
+    # An answer in the vote window, from a screen made before another seat answered: the same budget.
+    voters = awaited_movers(game)[:2]
+    pages = {s: move_data(game, legal(game, s)[0]) | {"window": game.window} for s in voters}
+    people[voters[0]].htmx_post(f"/t/{table.code}/move/", pages[voters[0]])
+    with statements(MOVE_BUDGET):
+        assert people[voters[1]].htmx_post(f"/t/{table.code}/move/", pages[voters[1]]).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_phone_refresh_costs_at_most_5_statements(playing):
+    table, people, game = playing
+    with statements(REFRESH_BUDGET):
+        response = people[1].get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
+    assert 'data-test="role"' in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_board_refresh_costs_at_most_5_statements_and_draws_no_qr_during_play(playing):
+    table, people, game = playing
+    with statements(REFRESH_BUDGET):
+        response = people[1].get(f"/t/{table.code}/board/", HTTP_HX_REQUEST="true")
+    assert "<svg" not in response.content.decode()  # the join QR shows between games only
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lobby_refresh_costs_at_most_5_statements(table_with):
+    table, people = table_with(3)
+    people[1].get(f"/t/{table.code}/")
+    with statements(REFRESH_BUDGET):
+        response = people[1].get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_replay_steps_from_a_checkpoint_and_shows_what_a_full_replay_shows(table_with, monkeypatch):
+    table, people = table_with(2)
+    for _ in range(3):
+        people[0].post(f"/t/{table.code}/seat/add-bot/", {"policy": "random"})
+    game = start(table, people[0])
+    people[0].post(f"/t/{table.code}/host/bot/", {"seat": 0})
+    people[0].post(f"/t/{table.code}/host/bot/", {"seat": 1})
+    for i in range(2000):  # an all-bot game, played by the worker's clock
+        game.refresh_from_db()
+        if game.over:
+            break
+        tick(now=timezone.now() + timedelta(seconds=5 * (i + 1)))
+    assert game.over and game.version > 2 * REPLAY_CHECKPOINT
+    engine = get_engine(game.engine)
+    cache.clear()
+    for step in (0, 1, game.version // 2, game.version):
+        assert engine.encode(replay_state(game, step)) == engine.encode(game_replay(game, upto=step))
+    applied = []
+    original = type(engine).apply
+    monkeypatch.setattr(type(engine), "apply", lambda self, *a: applied.append(1) or original(self, *a))
+    for step in range(game.version, 0, -1):  # stepping back through the whole game
+        applied.clear()
+        replay_state(game, step)
+        assert len(applied) < REPLAY_CHECKPOINT
+
+
+@pytest.mark.django_db
+def test_the_worker_thinks_for_bots_only_where_a_bot_is_awaited(table_with):
+    table, people = table_with(4)
+    people[0].post(f"/t/{table.code}/seat/add-bot/", {"policy": "heuristic"})
+    game = start(table, people[0])
+    bot = game.seats.exclude(bot="").get().index
+    game.refresh_from_db()
+    assert (game.pk in bots_due()) == (bot in game.awaiting)
+    awaited = game.awaiting[0]
+    type(game).objects.filter(pk=game.pk).update(awaiting=[s for s in range(5) if s != bot])
+    assert game.pk not in bots_due()
+    type(game).objects.filter(pk=game.pk).update(awaiting=[bot, awaited])
+    assert bots_due() == [game.pk]
