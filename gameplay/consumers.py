@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from types import SimpleNamespace
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from config import limits
 from gameplay import presence
 from gameplay.seats import session_devices
 from lobby import notify
@@ -92,9 +94,18 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self._present()
 
     def _lookup(self, code: str) -> tuple[int, int, int | None, list[str]] | None:
-        """The table's id and revision, this session's player (or None) and its handed-over seats' tokens."""
+        """The table's id and revision, this session's player (or None) and its handed-over seats' tokens.
+
+        An unknown code counts as a code guess from this address, as on every page with a code
+        (``config.limits``): once over the limit the socket learns nothing, known code or not.
+        """
+        client = self.scope.get("client") or ("0.0.0.0", 0)  # a server that names no client: one bucket
+        guesser = SimpleNamespace(META={"REMOTE_ADDR": client[0] or "0.0.0.0"}, method="GET")
+        if limits.code_guesses_blocked(guesser):
+            return None
         found = Table.objects.filter(code=code).values_list("pk", "revision").first()
         if found is None:
+            limits.code_missed(guesser)
             return None
         session = self.scope.get("session")
         player_id = session.get(SESSION_KEY) if session is not None else None

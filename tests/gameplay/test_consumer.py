@@ -196,3 +196,24 @@ async def test_json_from_the_page_is_ignored(redis_layer, table_with):
     await sync_to_async(start)(table, people[0])
     assert await next_revision(socket, first["v"]) == {"v": first["v"] + 1}
     await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_unknown_codes_on_the_socket_count_as_code_guesses(settings, table_with):
+    """The socket tells a guesser no more than the pages do: over the limit, even a right code is closed."""
+    settings.RATELIMITS = {**settings.RATELIMITS, "code_miss": "3/m"}
+    table, _ = await sync_to_async(table_with)(1)
+    for code in ("ZZZZ2", "ZZZZ3", "ZZZZ4", "ZZZZ5"):  # the fourth goes over 3 a minute
+        socket = communicator(code)
+        socket.scope["client"] = ["10.9.8.7", 5000]
+        connected, _ = await socket.connect()
+        assert not connected
+    other = communicator(table.code)
+    other.scope["client"] = ["10.9.8.6", 5000]  # another phone is not held up by the guesser
+    connected, _ = await other.connect()
+    assert connected
+    await other.disconnect()
+    socket = communicator(table.code)
+    socket.scope["client"] = ["10.9.8.7", 5000]
+    connected, _ = await socket.connect()
+    assert not connected  # this address is over the limit now
