@@ -46,7 +46,7 @@ def test_whole_coup_game_with_two_phones_two_bots_and_a_board(browser, server):
     guest.click('[data-test="join"]')
     for _ in range(2):
         host.click('[data-test="add-bot"]')
-    host.wait_for_function("document.querySelectorAll('[data-test=seats] li').length === 4", timeout=15000)
+    host.wait_for_function("() => document.querySelectorAll('[data-test=seats] li').length === 4", timeout=15000)
     board = browser.new_context(**TABLET).new_page()
     board.goto(f"{server.url}/t/{code}/board/")
     host.click('[data-test="start"]')

@@ -31,11 +31,14 @@ def act(page) -> bool:
             page.click(f'[data-test="pick-{seat}"]', timeout=5000)
         tap_and_settle(page, page.locator('[data-test="propose"]').first)
         return True
-    for hook in ('[data-test="vote-approve"]', '[data-test="play-sabotage"]', '[data-test="play-success"]',
-                 '[data-test^="assassinate-"]'):
+    # Votes and mission cards answer a shared window: another phone's last answer may close it
+    # (even end the game) while this tap is on its way, so a button that vanished is looked for again.
+    for hook in ('[data-test="vote-approve"]', '[data-test="play-sabotage"]', '[data-test="play-success"]'):
         if page.locator(hook).count():
-            tap_and_settle(page, page.locator(hook).first)
-            return True
+            return tap_and_settle(page, page.locator(hook).first, tolerant=True)
+    if page.locator('[data-test^="assassinate-"]').count():
+        tap_and_settle(page, page.locator('[data-test^="assassinate-"]').first)
+        return True
     return False
 
 
@@ -62,7 +65,7 @@ def test_whole_inside_job_game_on_five_phones_and_a_board(browser, servers):
         page.click('[data-test="find"]')
         page.click('[data-test="join"]')
     # The host's page learns of each join without a reload.
-    host.wait_for_function("document.querySelectorAll('[data-test=seats] li').length === 5", timeout=15000)
+    host.wait_for_function("() => document.querySelectorAll('[data-test=seats] li').length === 5", timeout=15000)
     host.click('[data-test="start"]')
 
     roles = []

@@ -57,7 +57,7 @@ def test_the_seats_own_move_is_above_the_fold(browser, server, engine):
     for _ in range(PLAYERS[engine] - 1):
         phone.click('[data-test="add-bot"]')
     phone.wait_for_function(
-        f"document.querySelectorAll('[data-test=seats] li').length === {PLAYERS[engine]}", timeout=15000
+        f"() => document.querySelectorAll('[data-test=seats] li').length === {PLAYERS[engine]}", timeout=15000
     )
     phone.click('[data-test="start"]')
     try:
