@@ -351,14 +351,15 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
 WAIT_SECONDS = 15
 
 
-def window_wait(*, game_id: int, player: Player | None, devices: dict | None = None) -> None:
+def window_wait(*, game_id: int | None = None, table_id: int | None = None, player: Player | int | None,
+                devices: dict | None = None) -> None:
     """A seat asks a silent window to wait: its countdown runs at least ``WAIT_SECONDS`` more.
 
     Every seated phone may ask once per window, holder of a card or not, so asking reveals
-    nothing; the board shows who asked. Raises NotYourSeat, WindowClosed (no silent window
-    is open) or AlreadyWaited.
+    nothing; the board shows who asked. Raises NoGame (by ``table_id``), NotYourSeat,
+    WindowClosed (no silent window is open) or AlreadyWaited.
     """
-    with _locked_game(game_id) as game:
+    with _locked_game(game_id, table_id=table_id) as game:
         seat = _seat_of(game, player, None, devices)
         if game.over or not game.window or game.countdown is None:
             raise WindowClosed("no silent window is open")

@@ -36,7 +36,6 @@ from gameplay.selectors import (
     handover_notes,
     player_history,
     table_latest_game,
-    table_running_game,
 )
 from gameplay.services import (
     AlreadyWaited,
@@ -80,14 +79,6 @@ def refusal_answer(error: Exception) -> tuple[int, str]:
             status, note = REFUSALS[kind]
             return status, str(note)
     raise KeyError(f"no answer for {type(error).__name__}")
-
-
-def _running_game(table: Table) -> Game:
-    """The table's running game; raises NoGame."""
-    game = table_running_game(table)
-    if game is None:
-        raise NoGame("no game is running at this table")
-    return game
 
 
 def _latest(table: Table, game: Game | None = None) -> tuple[Game | None, Game | None]:
@@ -227,8 +218,8 @@ def wait(request: HttpRequest, code: str) -> HttpResponse:
     """A seat asks the open silent window for more time (once per window; every seat alike)."""
     table = table_or_404(request, code)
     try:
-        game = _running_game(table)
-        services.window_wait(game_id=game.pk, player=request.player, devices=session_devices(request.session))
+        services.window_wait(table_id=table.pk, player=player_id_of(request=request),
+                             devices=session_devices(request.session))
     except MoveRefused as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
