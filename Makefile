@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/tablegames
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install run test services browser lint check-deploy simulate messages
+.PHONY: install run serve test services browser lint check-deploy simulate messages
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,22 @@ run: install
 	$(BIN)/python manage.py collectstatic --noinput -v0
 	@$(BIN)/python -c "from lobby.network import lan_ip; print(\"Phones on this Wi-Fi: open http://%s:$(PORT)/\" % lan_ip())"
 	$(BIN)/daphne -b 0.0.0.0 -p $(PORT) config.asgi:application
+
+# Production-like: SERVE_PROCESSES daphne processes on one shared socket plus one game worker,
+# under supervisor, on PostgreSQL and Redis (see docs/deploy.md). Ctrl-C stops everything.
+SERVE_PROCESSES ?= 2
+SERVE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/tablegames
+SERVE_REDIS_URL ?= redis://127.0.0.1:6379/1
+serve: install services
+	@psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='tablegames'" | grep -q 1 \
+		|| createdb -h 127.0.0.1 -U postgres tablegames
+	DATABASE_URL=$(SERVE_DATABASE_URL) $(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v0
+	@mkdir -p .serve
+	@$(BIN)/python -c "from lobby.network import lan_ip; print(\"Phones on this Wi-Fi: open http://%s:$(PORT)/\" % lan_ip())"
+	DATABASE_URL=$(SERVE_DATABASE_URL) REDIS_URL=$(SERVE_REDIS_URL) SERVE_DIR=$(CURDIR)/.serve \
+		SERVE_ROOT=$(CURDIR) SERVE_BIN=$(CURDIR)/$(BIN) SERVE_HOST=0.0.0.0 PORT=$(PORT) \
+		SERVE_PROCESSES=$(SERVE_PROCESSES) $(BIN)/supervisord -c config/supervisord.conf
 
 # Start PostgreSQL and Redis if they are down; fail saying what to install if they are missing.
 services:

@@ -136,8 +136,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Write-ahead logging: pages read while a move writes (readers never wait for the writer),
+    # and a commit costs one append instead of a journal rewrite. "timeout" is the busy timeout.
+    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     # A file, not shared memory, so that threads in tests lock it as processes would.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
+
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_flag("DATABASE_POOL", True):
+    # A bounded pool per process (psycopg_pool through Django): however many requests run at
+    # once, this process holds at most DATABASE_POOL_SIZE connections; a request that finds
+    # them all busy waits up to 10 s for one, then answers 503 (config/resilience.py), never
+    # "too many clients". Connections return to the pool at the end of each request.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "12")),
+        "timeout": 10,
+        "max_idle": 60,
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

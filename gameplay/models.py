@@ -47,6 +47,9 @@ class Game(models.Model):
     # The seats the game waits for now (public, as the board shows them): the worker lets bots
     # think only where a bot is awaited or a silent window is open.
     awaiting = models.JSONField(default=list, blank=True)
+    # A bot is awaited or a silent window is open (``gameplay.services.bot_due``): the worker
+    # reads only these games, so its cost follows the games that are due, not all running games.
+    bot_due = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     # Who may open the finished game's page: its players, and whoever has the link with this token.
@@ -59,6 +62,11 @@ class Game(models.Model):
             models.UniqueConstraint(
                 fields=["table"], condition=models.Q(status="running"), name="one_running_game_per_table"
             ),
+        ]
+        indexes = [
+            # The worker's two questions each tick: which windows are due, which games await a bot.
+            models.Index(fields=["deadline"], condition=models.Q(status="running"), name="game_running_deadline"),
+            models.Index(fields=["id"], condition=models.Q(status="running", bot_due=True), name="game_bot_due"),
         ]
 
     @property

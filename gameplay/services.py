@@ -174,12 +174,23 @@ def _advance(game: Game, step: _Step, now: datetime) -> list[str]:
         game.outcome = step.outcome
         game.finished = now
         game.window, game.deadline, game.paused_remaining, game.countdown = "", None, None, None
+        game.bot_due = False
         _free_table(game)
-        return ["version", "snapshot", "awaiting", "status", "outcome", "finished", *_WINDOW_FIELDS]
+        return ["version", "snapshot", "awaiting", "bot_due", "status", "outcome", "finished", *_WINDOW_FIELDS]
+    fields = ["version", "snapshot", "awaiting", "bot_due"]
     if step.window != game.window:
         _open_window(game, step, now)  # the same window keeps its deadline
-        return ["version", "snapshot", "awaiting", *_WINDOW_FIELDS]
-    return ["version", "snapshot", "awaiting"]
+        fields += _WINDOW_FIELDS
+    game.bot_due = bot_due(game.awaiting, game.countdown, {s.index for s in game_seats(game) if s.bot})
+    return fields
+
+
+def bot_due(awaiting: list[int], countdown: int | None, bots: set[int]) -> bool:
+    """Whether a bot has something to do: one is awaited, or a silent window is open (bots may play).
+
+    Kept on the game row (``Game.bot_due``, indexed), so the worker reads only the games that are due.
+    """
+    return bool(bots) and (countdown is not None or not bots.isdisjoint(awaiting))
 
 
 def game_start(*, table: Table) -> Game:
@@ -215,6 +226,7 @@ def game_start(*, table: Table) -> Game:
                 awaiting=step.awaiting,
             )
             _open_window(game, step, timezone.now())
+            game.bot_due = bot_due(step.awaiting, game.countdown, {i for i, seat in enumerate(seats) if seat.bot})
             game.save()
             GameSeat.objects.bulk_create(
                 GameSeat(game=game, index=i, player=seat.player, name=seat.name, bot=seat.bot)
@@ -423,6 +435,9 @@ def seat_to_bot(*, game: Game, index: int, policy: str = "heuristic") -> None:
         gseat.bot = policy
         gseat.name = f"{gseat.name} (bot)"[:40]
         gseat.save()  # the player stays on the game seat, so the game stays in their history
+        bots = {s.index for s in game.seats.exclude(bot="")}
+        game.bot_due = bot_due(game.awaiting, game.countdown, bots)
+        Game.objects.filter(pk=game.pk).update(bot_due=game.bot_due)
         if gseat.player is not None:
             Seat.objects.filter(table_id=game.table_id, player=gseat.player).update(
                 player=None, bot=policy, bot_name=gseat.name[:24]

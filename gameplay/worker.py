@@ -6,9 +6,9 @@ every write locks the game row and re-checks (a window expires once, a bot moves
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import random
-import secrets
 import threading
 import time
 from datetime import timedelta
@@ -19,7 +19,7 @@ from django.utils import timezone
 from engines.base import find_legal
 from engines.bots import get_policy
 from engines.registry import get_engine
-from gameplay.models import Game, GameSeat
+from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, game_expire, move_submit
 
@@ -63,8 +63,7 @@ def bot_step(game: Game, now) -> bool:
                 bot_seat=gseat.index,
                 version=game.version,
                 window=game.window,
-                # Unguessable, so no seated player can pre-empt the bot's move id (ids are per seat anyway).
-                move_id=f"bot-{secrets.token_hex(12)}",
+                move_id=bot_move_id(game, gseat.index),
                 action=action,
             )
         except MoveRefused:
@@ -74,18 +73,23 @@ def bot_step(game: Game, now) -> bool:
     return False
 
 
+def bot_move_id(game: Game, seat: int) -> str:
+    """The bot's move id at this version: the same for every worker, unguessable by the players.
+
+    Two workers deciding for one bot at once make one move (the later one is a duplicate of
+    the first); the secret seed in it keeps a seat's former human from having used the id first.
+    """
+    secret = hashlib.sha256(f"{game.seed}:bot:{seat}".encode()).hexdigest()[:20]
+    return f"bot-{game.version}-{secret}"
+
+
 def bots_due() -> list[int]:
     """Running games where a bot has something to do: one is awaited, or a silent window is open.
 
-    One query over the running games' bot seats; a game waiting on people costs the bots nothing.
+    One indexed query over the games flagged due (``Game.bot_due``); a game waiting on people
+    costs the worker nothing.
     """
-    rows = GameSeat.objects.filter(game__status=Game.RUNNING).exclude(bot="").values_list(
-        "game_id", "index", "game__awaiting", "game__countdown")
-    due: dict[int, None] = {}
-    for game_id, index, awaiting, countdown in rows:
-        if countdown is not None or index in (awaiting or []):
-            due[game_id] = None
-    return list(due)
+    return list(Game.objects.filter(status=Game.RUNNING, bot_due=True).values_list("pk", flat=True))
 
 
 def tick(now=None) -> int:
@@ -114,7 +118,8 @@ def tick(now=None) -> int:
     return done
 
 
-def _loop() -> None:
+def run_forever() -> None:
+    """Tick until the process ends (the worker thread's body, and ``manage.py gameworker``)."""
     while True:
         try:
             close_old_connections()
@@ -135,4 +140,4 @@ def start_worker_thread() -> None:
     if _started:
         return
     _started = True
-    threading.Thread(target=_loop, name="game-worker", daemon=True).start()
+    threading.Thread(target=run_forever, name="game-worker", daemon=True).start()

@@ -223,6 +223,26 @@ def test_a_forged_bot_move_id_does_not_freeze_the_bot(table_with):
     assert not game.moves.get(seq=version + 1).client_move_id.endswith(f"-{version}-{bot}")
 
 
+def test_two_workers_move_a_bot_once(table_with):
+    """Two processes' workers deciding for one bot at the same version make one move, not two."""
+    table, people = table_with(4)
+    people[0].post(f"/t/{table.code}/seat/add-bot/")
+    game = start(table, people[0])
+    bot = game.seats.exclude(bot="").get().index
+    for _ in range(40):  # on until the bot is awaited
+        game.refresh_from_db()
+        if bot in game.awaiting:
+            break
+        seat = next(s for s in awaited_movers(game) if s != bot)
+        people[seat].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, seat)[0]))
+    assert bot in game.awaiting
+    first, second = type(game).objects.get(pk=game.pk), type(game).objects.get(pk=game.pk)
+    later = timezone.now() + timedelta(seconds=5)
+    assert bot_step(first, later)
+    assert not bot_step(second, later)  # read before the first move landed: refused or its duplicate
+    assert game.moves.filter(seat=bot, seq__gt=game.version).count() == 1
+
+
 def test_a_repeated_id_is_not_progress(table_with, monkeypatch):
     table, people = table_with(5)
     game = start(table, people[0])

@@ -121,14 +121,38 @@ def test_the_replay_steps_from_a_checkpoint_and_shows_what_a_full_replay_shows(t
 
 @pytest.mark.django_db
 def test_the_worker_thinks_for_bots_only_where_a_bot_is_awaited(table_with):
+    """``Game.bot_due`` follows every move: set exactly while a bot is awaited (or a silent window is open)."""
     table, people = table_with(4)
     people[0].post(f"/t/{table.code}/seat/add-bot/", {"policy": "heuristic"})
     game = start(table, people[0])
     bot = game.seats.exclude(bot="").get().index
+    seen = set()
+    for _ in range(60):
+        game.refresh_from_db()
+        if game.over:
+            break
+        expected = bot in game.awaiting or game.countdown is not None
+        assert game.bot_due == expected and (game.pk in bots_due()) == expected
+        seen.add(expected)
+        if expected:
+            tick(now=timezone.now() + timedelta(seconds=5))  # the bot answers
+            continue
+        seat = next(s for s in awaited_movers(game) if s != bot)
+        action = legal(game, seat)[0]
+        people[seat].post(f"/t/{table.code}/move/", move_data(game, action))
+    assert seen == {True, False}, "the game never both awaited the bot and awaited only people"
     game.refresh_from_db()
-    assert (game.pk in bots_due()) == (bot in game.awaiting)
-    awaited = game.awaiting[0]
-    type(game).objects.filter(pk=game.pk).update(awaiting=[s for s in range(5) if s != bot])
-    assert game.pk not in bots_due()
-    type(game).objects.filter(pk=game.pk).update(awaiting=[bot, awaited])
-    assert bots_due() == [game.pk]
+    if game.over:
+        assert not game.bot_due
+
+
+@pytest.mark.django_db
+def test_the_worker_reads_only_due_games(table_with):
+    """Many running games awaiting only people cost the worker's tick one indexed query each pass."""
+    for _ in range(5):
+        table, people = table_with(5)
+        start(table, people[0])
+    with CaptureQueriesContext(connection) as captured:
+        assert bots_due() == []
+        tick()
+    assert len(captured.captured_queries) == 3  # bots_due(), then the tick's due windows and due bots
