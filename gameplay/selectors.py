@@ -23,13 +23,20 @@ from gameplay.seats import game_seats, seat_index
 from lobby.models import Player, Table
 
 
-def game_replay(game: Game, *, upto: int | None = None):
-    """The state from setup(seed) folded over the log (the first ``upto`` moves if given)."""
+def game_replay(game: Game, *, upto: int | None = None, checked: bool = False):
+    """The state from setup(seed) folded over the log (the first ``upto`` moves if given).
+
+    ``checked``: judge every move again through ``apply`` (``manage.py verify_game``); else the
+    engine's fast fold of accepted moves (``replay``), which gives the same state.
+    """
     engine = get_engine(game.engine)
     state = engine.setup(game.players, game.options, int(game.seed))
     moves = game.moves.all() if upto is None else game.moves.filter(seq__lte=upto)
-    for move in moves:
-        state = engine.on_timeout(state) if move.seat is None else engine.apply(state, move.seat, move.action)
+    pairs = moves.values_list("seat", "action")
+    if not checked:
+        return engine.replay(state, pairs)
+    for seat, action in pairs:
+        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
     return state
 
 
@@ -120,12 +127,6 @@ REPLAY_CHECKPOINT = 10
 REPLAY_CACHE_SECONDS = 3600
 
 
-def _fold(engine, state, moves):
-    for seat, action in moves:
-        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
-    return state
-
-
 def replay_state(game: Game, step: int):
     """A finished game's state after ``step`` moves, from the nearest checkpoint: O(1) moves a step.
 
@@ -139,16 +140,18 @@ def replay_state(game: Game, step: int):
     cached = cache_guard(lambda: cache.get(key), None, "replay checkpoint")
     if cached is not None:
         later = game.moves.filter(seq__gt=base, seq__lte=step).values_list("seat", "action")
-        return _fold(engine, engine.decode(cached), later)
+        return engine.replay(engine.decode(cached), later)
     state = engine.setup(game.players, game.options, int(game.seed))
     checkpoints = {f"replay:{game.pk}:{game.version}:0": engine.encode(state)}
     wanted = state
-    for seq, (seat, action) in enumerate(game.moves.values_list("seat", "action"), start=1):
-        state = _fold(engine, state, [(seat, action)])
-        if seq % REPLAY_CHECKPOINT == 0:
-            checkpoints[f"replay:{game.pk}:{game.version}:{seq}"] = engine.encode(state)
-        if seq == step:
-            wanted = state
+    moves = list(game.moves.values_list("seat", "action"))
+    for base in range(0, len(moves), REPLAY_CHECKPOINT):
+        chunk = moves[base:base + REPLAY_CHECKPOINT]
+        if base < step <= base + len(chunk):
+            wanted = engine.replay(state, chunk[:step - base])
+        state = engine.replay(state, chunk)
+        if len(chunk) == REPLAY_CHECKPOINT:
+            checkpoints[f"replay:{game.pk}:{game.version}:{base + REPLAY_CHECKPOINT}"] = engine.encode(state)
     cache_guard(lambda: cache.set_many(checkpoints, timeout=REPLAY_CACHE_SECONDS), None, "replay checkpoints")
     return wanted
 

@@ -170,3 +170,41 @@ def test_default_options_validate_and_player_counts_are_checked(name):
         engine.setup(engine.max_players + 1, engine.default_options(), 1)
     with pytest.raises(OptionError):
         engine.validate_options({"no_such_option": True}, None)
+
+
+def _reads(engine, state, players: int) -> None:
+    """Everything the web layer asks of a state between moves."""
+    engine.outcome(state)
+    engine.window(state)
+    engine.countdown(state)
+    engine.awaiting(state)
+    engine.encode(state)
+    for seat in [None, *range(players)]:
+        view = engine.view(state, seat)
+        json.dumps(view)
+    for seat in range(players):
+        engine.legal_actions(state, seat)
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_fast_replay_equals_apply_and_reads_never_change_a_state(name):
+    """``engine.replay`` (the log's fast fold) gives ``apply``'s state after every prefix of a log,
+    leaves its input alone; and reading a state never changes it, so a snapshot is decoded
+    without a copy (``decode`` shares the stored JSON)."""
+    engine = get_engine(name)
+    for options in option_variants(engine):
+        for players in (engine.min_players, engine.max_players):
+            seed = 77 + players
+            _, moves = play_random(engine, players, options, seed)
+            start = engine.setup(players, options, seed)
+            before = json.dumps(start, sort_keys=True)
+            state = start
+            for n, (seat, action) in enumerate(moves, start=1):
+                state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
+                if n % 7 == 0 or n == len(moves):
+                    text = json.dumps(state, sort_keys=True)
+                    _reads(engine, state, players)
+                    assert json.dumps(state, sort_keys=True) == text, "a read changed the state"
+                    fast = engine.replay(start, moves[:n])
+                    assert json.dumps(fast, sort_keys=True) == text
+            assert json.dumps(start, sort_keys=True) == before, "replay changed its input"

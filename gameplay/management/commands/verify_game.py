@@ -26,7 +26,7 @@ class Command(BaseCommand):
             raise CommandError("the seed does not match the hash published at the start")
         engine = get_engine(game.engine)
         try:
-            state = game_replay(game)
+            state = game_replay(game, checked=True)
         except Exception as error:  # a tampered or broken log: say so, never a traceback
             raise CommandError(f"replay fails: {error}") from error
         outcome = engine.outcome(state)
