@@ -261,7 +261,8 @@ class Browser:
     a couple of seconds, as a load balancer would take it out of rotation.
     """
 
-    def __init__(self, ports: list[int], prefer: int, timeout: float = REQUEST_TIMEOUT) -> None:
+    def __init__(self, ports: list[int], prefer: int, timeout: float = REQUEST_TIMEOUT, host: str = HOST) -> None:
+        self.host = host
         self.ports = ports
         self.prefer = prefer % len(ports)
         self.timeout = timeout
@@ -288,7 +289,7 @@ class Browser:
     ) -> Answer:
         port = port or self.pick_port()
         body = urllib.parse.urlencode(data).encode() if data is not None else None
-        request = urllib.request.Request(f"http://{HOST}:{port}{path}", data=body, method=method)
+        request = urllib.request.Request(f"http://{self.host}:{port}{path}", data=body, method=method)
         if htmx:
             request.add_header("HX-Request", "true")
         if method == "POST":
