@@ -2,10 +2,16 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
+from a2wsgi import WSGIMiddleware
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_asgi_app = get_asgi_application()
+# Pages and moves: Django's synchronous handler on a bounded pool of threads (a2wsgi), one
+# thread hop a request. Django's own ASGI handler starts a thread per request and crosses
+# between the event loop and threads several times per request; under load that cost more
+# CPU than the views and queued every request behind the GIL (docs/performance.md).
+HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "8"))
+django_http_app = WSGIMiddleware(get_wsgi_application(), workers=HTTP_THREADS)
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
@@ -17,7 +23,7 @@ from gameplay.worker import start_worker_thread  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": django_http_app,
         "websocket": AllowedHostsOriginValidator(
             SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),

@@ -135,7 +135,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Moves from several phones at once: wait for the write lock instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Write-ahead logging: pages read while a move writes (readers never wait for the writer),
     # and a commit costs one append instead of a journal rewrite. "timeout" is the busy timeout.
     DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"

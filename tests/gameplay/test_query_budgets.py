@@ -76,6 +76,33 @@ def test_a_phone_refresh_costs_at_most_5_statements(playing):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_an_unchanged_phone_panel_answers_304_for_4_statements_and_no_rendering(playing, monkeypatch):
+    """A phone that holds the panel already (its ETag) gets 304; any change gives a fresh 200."""
+    table, people, game = playing
+    url = f"/t/{table.code}/"
+    first = people[1].get(url, HTTP_HX_REQUEST="true")
+    tag = first["ETag"]
+    assert first.status_code == 200 and tag and "no-cache" in first["Cache-Control"]
+    assert "HX-Request" in first["Vary"] and "Cookie" in first["Vary"]
+    rendered = []
+    import gameplay.views as views
+    original = views.render
+    monkeypatch.setattr(views, "render", lambda *a, **k: rendered.append(1) or original(*a, **k))
+    with statements(4):  # the table, the session, the game and its seats (whose phones are asleep)
+        again = people[1].get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag)
+    assert again.status_code == 304 and again["ETag"] == tag and not rendered
+    # Another phone's tag is not this phone's panel; another language is another panel.
+    assert people[2].get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag).status_code == 200
+    persian = people[1].get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag, HTTP_ACCEPT_LANGUAGE="fa")
+    assert persian.status_code == 200 and persian["ETag"] != tag
+    # A move changes every panel.
+    (leader,) = awaited_movers(game)
+    people[leader].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, leader)[0]))
+    after = people[1].get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag)
+    assert after.status_code == 200 and after["ETag"] != tag
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_board_refresh_costs_at_most_5_statements_and_draws_no_qr_during_play(playing):
     table, people, game = playing
     with statements(REFRESH_BUDGET):
