@@ -30,6 +30,7 @@ urlpatterns = [
     path("t/<code:code>/settings/", lobby.table_settings, name="table_settings"),
     path("t/<code:code>/qr.svg", lobby.table_qr, name="table_qr"),
     path("t/<code:code>/board/", game.board_page, name="board"),
+    path("t/<code:code>/board/controls/", game.board_controls, name="board_controls"),
     path("t/<code:code>/rev/", game.table_revision, name="table_revision"),
     path("t/<code:code>/move/", game.move, name="move"),
     path("t/<code:code>/wait/", game.wait, name="wait"),
@@ -40,6 +41,10 @@ urlpatterns = [
     path("t/<code:code>/host/resume/", controls.host_resume, name="host_resume"),
     path("t/<code:code>/host/end/", controls.host_end, name="host_end"),
     path("t/<code:code>/host/bot/", controls.host_bot, name="host_bot"),
+    # The host role changes hands: to a seated player, or to a tablet by a one-time link.
+    path("t/<code:code>/host/pass/", lobby.host_pass, name="host_pass"),
+    path("t/<code:code>/host/link/", lobby.host_link_create, name="host_link_create"),
+    path("h/<str:token>/", lobby.host_link_claim, name="host_link_claim"),
     # Seat links: a seat of a running game moves to a new phone.
     path("t/<code:code>/seat-link/", controls.seat_link_create, name="seat_link_create"),
     path("t/<code:code>/move-me/", controls.move_me, name="move_me"),

@@ -1,8 +1,9 @@
 """The host's game controls (one small view per verb) and the seat links that move a seat to a new phone.
 
 Every host control comes through ``lobby.views.host_table`` (404 for an unknown code, 403 for
-anyone but the host), changes the game through one service, and answers with the table page
-(a refusal is a message on it).
+anyone but the host), changes the game through one service, and answers with the table page,
+or the board for a form sent from the moderator's board (``back=board``); a refusal is a
+message on it.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from gameplay.views import respond
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import clean_token
-from lobby.views import host_table, table_or_404
+from lobby.views import back_to, host_table, table_or_404
 
 
 def _back(request: HttpRequest, table: Table, error: str = "") -> HttpResponse:
-    """To the table page, with ``error`` as a message if there is one."""
+    """To the page the control was used on (the table page, or the moderator's board), with ``error`` as a message."""
     if error:
         messages.error(request, error)
-    return redirect("table", code=table.code)
+    return back_to(request, table)
 
 
 def _no_game(request: HttpRequest, table: Table) -> HttpResponse:
@@ -88,7 +89,8 @@ def host_end(request: HttpRequest, code: str) -> HttpResponse:
         return _no_game(request, table)
     if request.POST.get("confirm") != "yes":
         # Ending is for everyone and cannot be undone: ask once more.
-        return render(request, "gameplay/confirm_end.html", {"table": table, "game": game_public_info(game)})
+        return render(request, "gameplay/confirm_end.html", {"table": table, "game": game_public_info(game),
+                                                             "back": _board_back(request)})
     services.game_end_early(game=game, by=request.player.nickname)
     return _back(request, table)
 
@@ -110,12 +112,17 @@ def host_bot(request: HttpRequest, code: str) -> HttpResponse:
     return _back(request, table)
 
 
+def _board_back(request: HttpRequest) -> str:
+    """"board" when the control came from the moderator's board (its pages lead back there), else ""."""
+    return "board" if request.POST.get("back") == "board" else ""
+
+
 def _handover_page(request: HttpRequest, table: Table, game: Game, link: SeatHandover) -> HttpResponse:
     url = lan_base_url(request) + reverse("seat_link", args=[link.token])
     name = game.seats.get(index=link.index).name
     return render(request, "gameplay/seat_link.html", {
         "table": table, "name": name, "url": url, "qr": qr_svg(url), "by_host": link.by_host,
-        "minutes": HANDOVER_MINUTES,
+        "minutes": HANDOVER_MINUTES, "back": _board_back(request),
     })
 
 

@@ -50,6 +50,9 @@ class Game(models.Model):
     # A bot is awaited or a silent window is open (``gameplay.services.bot_due``): the worker
     # reads only these games, so its cost follows the games that are due, not all running games.
     bot_due = models.BooleanField(default=False)
+    # The host who ran this game from the board without a seat (a moderator), for their history.
+    moderator = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="moderated_games")
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     # Who may open the finished game's page: its players, and whoever has the link with this token.

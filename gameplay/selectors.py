@@ -167,7 +167,11 @@ def game_replay_context(*, game: Game, step: int) -> dict:
 
 
 def player_history(*, player: Player) -> list[dict]:
-    """The player's games, newest first: game, date, players, own seat, result."""
+    """The player's games, newest first: game, date, players, own seat, result.
+
+    Games the player ran from the board without a seat (``Game.moderator``) are rows too,
+    marked ``as_moderator``, with no seat and no result of their own.
+    """
     rows = []
     game_seats = (
         GameSeat.objects.filter(player=player).select_related("game").order_by("-game__created")[:200]
@@ -185,9 +189,16 @@ def player_history(*, player: Player) -> list[dict]:
                 "team": seat_team(outcome, gseat.index) if outcome else None,
                 "role": _revealed_role(outcome, gseat.index),
                 "bot": gseat.bot,
+                "as_moderator": False,
             }
         )
-    return rows
+    seated = {row["game"]["id"] for row in rows}
+    for game in Game.objects.filter(moderator=player).exclude(pk__in=seated).order_by("-created")[:200]:
+        names = list(game.seats.values_list("name", flat=True))
+        rows.append({"game": game_public_info(game), "seat": None, "names": names, "won": False, "team": None,
+                     "role": None, "bot": "", "as_moderator": True})
+    rows.sort(key=lambda row: row["game"]["created"], reverse=True)
+    return rows[:200]
 
 
 def _revealed_role(outcome: dict, seat: int) -> str | None:

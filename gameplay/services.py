@@ -222,6 +222,8 @@ def game_start(*, table: Table) -> Game:
                 seed=str(seed),
                 seed_hash=seed_hash(seed),
                 timer_seconds=table.timer_seconds,
+                # A host without a seat runs the game from the board: it is in their history as moderator.
+                moderator_id=None if any(seat.player_id == table.host_id for seat in seats) else table.host_id,
                 snapshot=step.snapshot,
                 awaiting=step.awaiting,
             )
@@ -451,6 +453,7 @@ def player_games_merge(*, guest: Player, into: Player) -> None:
     Should be called inside the lobby's merge transaction.
     """
     GameSeat.objects.filter(player=guest).update(player=into)
+    Game.objects.filter(moderator=guest).update(moderator=into)
 
 
 def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandover:

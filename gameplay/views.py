@@ -9,24 +9,28 @@ place, what each kind answers. The host's controls and seat links are ``gameplay
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
+from dataclasses import dataclass, field
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 from django.utils.functional import Promise
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from engines.registry import ENGINES, get_engine
 from gameplay import presence, services
 from gameplay.forms import BadMoveForm, read_move_form
 from gameplay.models import Game
+from gameplay.moderator import moderator_context
 from gameplay.seats import moved_away, session_devices
 from gameplay.selectors import (
     game_context,
@@ -112,13 +116,71 @@ def _seen(request: HttpRequest, table: Table) -> tuple[int | None, dict[str, str
     return player_id, devices
 
 
-def _panel_context(request: HttpRequest, table: Table, game: Game | None = None) -> dict:
+@dataclass
+class _Basis:
+    """What a phone's panel is built from, read before anything is rendered (see :func:`_panel_tag`)."""
+
+    player_id: int | None
+    devices: dict[str, str]
+    latest: Game | None
+    running: Game | None
+    asleep: list[int] = field(default_factory=list)
+    handovers: list[dict] = field(default_factory=list)
+
+
+def _basis(request: HttpRequest, table: Table, game: Game | None = None) -> _Basis:
+    player_id, devices = _seen(request, table)
+    latest, running = _latest(table, game)
+    basis = _Basis(player_id, devices, latest, running)
+    if running is not None:
+        basis.asleep = presence.asleep_seats(running, table.pk)
+        basis.handovers = handover_notes(running)
+    return basis
+
+
+def _panel_tag(request: HttpRequest, table: Table, basis: _Basis) -> str | None:
+    """The running game's panel as an entity tag: everything the partial depends on, hashed.
+
+    The table's revision moves with every move, seat and setting change; the rest is who asks
+    (player, seat-link devices, language) and what changes with time alone (phones asleep, rescue
+    links, the window's deadline and waits). The CSRF token is left out: any masked copy stays
+    valid. None before and between games (the lobby part shows more than the table row says).
+    """
+    game = basis.running
+    if game is None:
+        return None
+    parts = [table.revision, table.host_id, get_language(), basis.player_id, sorted(basis.devices.items()),
+             basis.asleep, basis.handovers, game.pk, game.version, game.paused, game.deadline, game.waits]
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
+    return f'"{digest}"'
+
+
+def _not_modified(request: HttpRequest, tag: str | None) -> HttpResponse | None:
+    """A 304 for a screen that holds this panel already (``If-None-Match``), else None."""
+    if tag is None or tag not in request.headers.get("If-None-Match", ""):
+        return None
+    response = HttpResponseNotModified()
+    response["ETag"] = tag
+    return response
+
+
+def _cacheable(response: HttpResponse, tag: str | None) -> HttpResponse:
+    """Let the browser keep the panel and ask again with its tag (never reuse it unasked)."""
+    if tag is not None and response.status_code == 200:
+        response["ETag"] = tag
+        response["Cache-Control"] = "private, no-cache"
+        patch_vary_headers(response, ["HX-Request", "Cookie"])
+    return response
+
+
+def _panel_context(request: HttpRequest, table: Table, game: Game | None = None,
+                   basis: _Basis | None = None) -> dict:
     """Everything the phone page and its partial show: the game for this browser, else the lobby.
 
     ``game``: the table's latest game row when the caller has it fresh (a move just made).
     """
-    player_id, devices = _seen(request, table)
-    latest, running = _latest(table, game)
+    basis = basis or _basis(request, table, game)
+    player_id, devices, latest, running = basis.player_id, basis.devices, basis.latest, basis.running
     context: dict = {
         "table": table_info(table),
         "is_host": player_id is not None and player_id == table.host_id,
@@ -134,8 +196,8 @@ def _panel_context(request: HttpRequest, table: Table, game: Game | None = None)
             context["game_seat"] = seat
         context["game"] = game_public_info(latest)
         if running is not None:
-            context["asleep"] = presence.asleep_seats(running, table.pk)
-            context["handovers"] = handover_notes(running)
+            context["asleep"] = basis.asleep
+            context["handovers"] = basis.handovers
             # This phone's seat moved to another phone: it says so, and shows no secrets.
             context["moved_away"] = seat is None and moved_away(running, player_id, devices)
     if latest is None or latest.over:
@@ -155,18 +217,39 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """A phone's page at a table: the lobby before a game, the private panel during one."""
     table = table_or_404(request, code)
     if request.htmx:
-        return _panel(request, table)
+        # A refetch of a panel the phone holds already costs two reads and no rendering.
+        basis = _basis(request, table)
+        tag = _panel_tag(request, table, basis)
+        unchanged = _not_modified(request, tag)
+        if unchanged is not None:
+            return unchanged
+        context = _panel_context(request, table, basis=basis)
+        context["note"] = ""
+        return _cacheable(render(request, "gameplay/_panel.html", context), tag)
     return render(request, "gameplay/table.html", _panel_context(request, table))
 
 
 @require_GET
 def board_page(request: HttpRequest, code: str) -> HttpResponse:
-    """The public board for the tablet in the middle: public facts only."""
+    """The public board for the tablet in the middle: public facts only.
+
+    The full page adds the controls fragment (``gameplay.moderator``) beside the public
+    partial, never inside it: the host's board is the same public bytes plus the controls.
+    """
     table = table_or_404(request, code)
     context = _board_context(request, table)
     if request.htmx:
         return render(request, "gameplay/_board.html", context)
+    context["mod"] = moderator_context(request, table)
     return render(request, "gameplay/board.html", context)
+
+
+@require_GET
+def board_controls(request: HttpRequest, code: str) -> HttpResponse:
+    """The board's controls fragment, refetched on every table change: the host's controls, and who hosts."""
+    table = table_or_404(request, code)
+    return render(request, "gameplay/_moderator.html", {"table": table_info(table),
+                                                        "mod": moderator_context(request, table)})
 
 
 def _board_context(request: HttpRequest, table: Table) -> dict:

@@ -2,7 +2,8 @@
 
 The phone page (``gameplay.views``) shows ``templates/lobby/_table.html`` before and between
 games with :func:`table_lobby`; the board shows the join link and seats with :func:`join_link`
-and :func:`seat_names`. Everything here is read from lobby rows; nothing knows about games.
+and :func:`seat_names`; the moderator's controls on the board (``gameplay.moderator``) use
+:func:`host_seats` and :func:`host_settings`. Everything here is read from lobby rows; nothing knows about games.
 """
 
 from __future__ import annotations
@@ -55,8 +56,23 @@ def table_lobby(request: HttpRequest, table: Table, *, player: Player | None) ->
         **join_link(request, table),
     }
     if is_host(player, table):
-        context["settings_games"] = [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())]
-        context["settings_options"] = {n: option_fields(n, table.options if n == table.engine else {})
-                                       for n in ENGINES}
-        context["timers"] = timer_choices()
+        context.update(host_settings(table))
     return context
+
+
+def host_settings(table: Table) -> dict:
+    """What the host's settings form (``templates/lobby/_settings.html``) offers: games, their options, timers."""
+    return {
+        "settings_games": [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())],
+        "settings_options": {n: option_fields(n, table.options if n == table.engine else {}) for n in ENGINES},
+        "timers": timer_choices(),
+    }
+
+
+def host_seats(table: Table) -> dict:
+    """The seats as the host's seat tools on the board show them (ids, names, bots), and the game's seat range."""
+    engine = get_engine(table.engine)
+    seats = [{"id": s.pk, "name": s.name, "is_bot": bool(s.bot), "is_host": s.player_id == table.host_id}
+             for s in table.seats.select_related("player")]
+    return {"seats": seats, "engine_info": {"min": engine.min_players, "max": engine.max_players},
+            "host_seated": any(s["is_host"] for s in seats)}

@@ -10,6 +10,8 @@ NICKNAME_MAX = 24
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
 BOT_POLICIES = [("random", "random"), ("heuristic", "heuristic")]
+# How long the host's link that hands the host role to a tablet may be opened.
+HOST_LINK_MINUTES = 10
 
 
 class Player(models.Model):
@@ -39,6 +41,12 @@ class Table(models.Model):
     # services inside the transactions that start and finish games, so the lobby reads it
     # under the table's row lock without knowing what a game is.
     in_game = models.BooleanField(default=False)
+    # The host's one-time link that hands the host role to another browser (a moderator's tablet):
+    # one live link at a time, used once, for HOST_LINK_MINUTES (``lobby.services.host_link_create``).
+    host_link = models.CharField(max_length=64, blank=True, default="")
+    host_link_made = models.DateTimeField(null=True, blank=True)
+    # When the host role last changed hands (None: the creator still hosts); the board says who hosts now.
+    host_since = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

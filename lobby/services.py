@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import secrets
 import unicodedata
+from datetime import timedelta
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import Max
-from django.utils.translation import gettext
+from django.db.models import Max, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from engines.base import OptionError
 from engines.registry import ENGINES
-from lobby.models import CODE_ALPHABET, CODE_LENGTH, NICKNAME_MAX, Player, Seat, Table
+from lobby.models import CODE_ALPHABET, CODE_LENGTH, HOST_LINK_MINUTES, NICKNAME_MAX, Player, Seat, Table
 from lobby.notify import table_notify
-from lobby.signals import guest_merged
+from lobby.signals import guest_merged, host_changed
 
 SESSION_KEY = "player_id"
+HOST_LINK_DEAD = gettext_lazy("This host link is unknown, was already used, or has expired (links last 10 minutes).")
 TIMER_CHOICES = [0, 5, 10, 15, 20, 30, 45, 60]
 
 
@@ -160,6 +163,7 @@ def _merge_guest(*, guest: Player, into: Player) -> None:
     with transaction.atomic():
         taken = set(Seat.objects.filter(player=into).values_list("table_id", flat=True))
         Seat.objects.filter(player=guest).exclude(table_id__in=taken).update(player=into)
+        Table.objects.filter(host=guest).update(host=into)  # a moderator who logs in still hosts
         guest_merged.send(sender=Player, guest=guest, into=into)
 
 
@@ -190,8 +194,11 @@ def _checked_settings(*, engine: str, options: dict, timer_seconds: int) -> dict
         raise LobbyError(gettext(str(error))) from error
 
 
-def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int) -> Table:
-    """A new table with the host in the first seat; checks the game, options and timer."""
+def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int, seated: bool = True) -> Table:
+    """A new table with the host in the first seat; checks the game, options and timer.
+
+    ``seated=False``: a moderated table; the host runs it from the board and takes no seat.
+    """
     options = _checked_settings(engine=engine, options=options, timer_seconds=timer_seconds)
     for _attempt in range(20):
         try:
@@ -199,7 +206,8 @@ def table_create(*, host: Player, engine: str, options: dict, timer_seconds: int
                 table = Table.objects.create(
                     code=_new_code(), host=host, engine=engine, options=options, timer_seconds=timer_seconds
                 )
-                Seat.objects.create(table=table, position=0, player=host)
+                if seated:
+                    Seat.objects.create(table=table, position=0, player=host)
                 return table
         except IntegrityError:
             continue
@@ -305,3 +313,68 @@ def table_settings_update(*, table: Table, engine: str, options: dict, timer_sec
         table.engine, table.options, table.timer_seconds = engine, options, timer_seconds
         table.save(update_fields=["engine", "options", "timer_seconds"])
         table_notify(table_id=table.pk)
+
+
+def _host_set(table: Table, player: Player) -> None:
+    """``player`` hosts the locked ``table`` from now on; the board says so (a public change).
+
+    Should be called while holding the table row's lock. Any live host link is void: one host,
+    one way to pass it on at a time.
+    """
+    table.host, table.host_link, table.host_link_made = player, "", None
+    table.host_since = timezone.now()
+    table.save(update_fields=["host", "host_link", "host_link_made", "host_since"])
+    table_notify(table_id=table.pk)
+    host_changed.send(sender=Table, table_id=table.pk, host_id=player.pk)
+
+
+def host_link_create(*, table: Table) -> str:
+    """The host's one-time link token that hands the host role to another browser (a tablet).
+
+    It lives HOST_LINK_MINUTES and works once; a new one replaces the older one.
+    """
+    token = secrets.token_urlsafe(24)
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        table.host_link, table.host_link_made = token, timezone.now()
+        table.save(update_fields=["host_link", "host_link_made"])
+    return token
+
+
+def _host_links_live(tables: QuerySet[Table], token: str) -> QuerySet[Table]:
+    """The tables of ``tables`` whose live host link is ``token`` (none for an empty token)."""
+    since = timezone.now() - timedelta(minutes=HOST_LINK_MINUTES)
+    return tables.filter(host_link=token, host_link_made__gt=since) if token else tables.none()
+
+
+def host_link_live(*, token: str) -> bool:
+    """Whether ``token`` is a host link that may still be opened."""
+    return _host_links_live(Table.objects.all(), token).exists()
+
+
+def host_link_claim(*, token: str, player: Player) -> Table:
+    """Open a host link: ``player`` (this browser's) hosts the table; the old host keeps their seat.
+
+    Raises LobbyError for an unknown, used, replaced or expired link.
+    """
+    with transaction.atomic():
+        table = _host_links_live(Table.objects.select_for_update(), token).first()
+        if table is None:
+            raise LobbyError(str(HOST_LINK_DEAD))
+        _host_set(table, player)
+        return table
+
+
+def host_pass(*, table: Table, seat_id: int) -> Player:
+    """The host hands the host role to the player in seat ``seat_id`` (a person, not a bot).
+
+    Raises LobbyError for a seat that is not a person's at this table.
+    """
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        seat = table.seats.select_related("player").filter(pk=seat_id, player__isnull=False).first()
+        if seat is None or seat.player is None:
+            raise LobbyError(_("Only a person in a seat at this table can become the host."))
+        if seat.player_id != table.host_id:
+            _host_set(table, seat.player)
+        return seat.player

@@ -8,3 +8,8 @@ from django.dispatch import Signal
 # merge's transaction with ``guest`` and ``into`` (Players), so a receiver's writes commit or
 # roll back with the lobby's. Gameplay moves the guest's game seats (its history) to the account.
 guest_merged = Signal()
+
+# The host role changed hands (a host link opened on a tablet, or the host passed it to a seat).
+# Sent inside the change's transaction with ``table_id`` and ``host_id``; gameplay records a host
+# without a seat in the running game as its moderator (their history).
+host_changed = Signal()

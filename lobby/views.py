@@ -12,6 +12,7 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.views import LoginView
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,7 +33,7 @@ from lobby.forms import (
     timer_choices,
     timer_from_post,
 )
-from lobby.models import Table
+from lobby.models import HOST_LINK_MINUTES, Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import LobbyError, NotHost
 
@@ -66,6 +67,13 @@ def host_table(request: HttpRequest, code: str) -> Table:
     return host_only(request, table_or_404(request, code))
 
 
+def back_to(request: HttpRequest, table: Table) -> HttpResponse:
+    """Back to the page a control was used on: the board (a form's ``back=board``: the moderator's) or the table."""
+    if request.POST.get("back") == "board":
+        return redirect("board", code=table.code)
+    return redirect("table", code=table.code)
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """The address for phones (text and QR), join by code, create a table, sign in."""
@@ -73,7 +81,8 @@ def home(request: HttpRequest) -> HttpResponse:
     player = request.player
     tables = []
     if player:
-        tables = Table.objects.filter(seats__player=player).order_by("-created")[:5]
+        # The tables this player sits at or hosts (a moderator has no seat).
+        tables = Table.objects.filter(Q(seats__player=player) | Q(host=player)).distinct().order_by("-created")[:5]
     return render(
         request,
         "lobby/home.html",
@@ -177,13 +186,18 @@ def table_create(request: HttpRequest) -> HttpResponse:
         try:
             if engine_name not in ENGINES:
                 raise LobbyError(_("Unknown game."))
+            role = request.POST.get("role", "play")
+            if role not in ("play", "moderate"):
+                raise LobbyError(_("Choose whether you play or moderate."))
             table = services.table_create(
                 host=player,
                 engine=engine_name,
                 options=options_from_post(engine_name, request.POST),
                 timer_seconds=timer_from_post(request.POST, 0),
+                seated=role == "play",
             )
-            return redirect("table", code=table.code)
+            # A moderator's tablet goes straight to the board: the code, the QR, the seats, the controls.
+            return redirect("board" if role == "moderate" else "table", code=table.code)
         except LobbyError as error:
             messages.error(request, str(error))
             status = 400
@@ -242,12 +256,12 @@ def _seat_id(raw) -> int | None:
 
 
 def _seat_change(request: HttpRequest, table: Table, change: Callable[[], object]) -> HttpResponse:
-    """Run a seat service; what it refuses (a game is on, no such seat) is a message on the table page."""
+    """Run a seat service; what it refuses (a game is on, no such seat) is a message on the page it came from."""
     try:
         change()
     except LobbyError as error:
         messages.error(request, str(error))
-    return redirect("table", code=table.code)
+    return back_to(request, table)
 
 
 def _host_seat(request: HttpRequest, code: str) -> tuple[Table, int] | HttpResponse:
@@ -281,7 +295,7 @@ def seat_down(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def seat_remove(request: HttpRequest, code: str) -> HttpResponse:
-    """The host removes a seat before the start (never their own)."""
+    """The host removes a seat before the start (never their own; a moderator has none)."""
     found = _host_seat(request, code)
     if isinstance(found, HttpResponse):
         return found
@@ -328,7 +342,7 @@ def table_settings(request: HttpRequest, code: str) -> HttpResponse:
         )
     except LobbyError as error:
         messages.error(request, str(error))
-    return redirect("table", code=table.code)
+    return back_to(request, table)
 
 
 @require_GET
@@ -337,3 +351,38 @@ def table_qr(request: HttpRequest, code: str) -> HttpResponse:
     table = table_or_404(request, code)
     url = lan_base_url(request) + reverse("table", args=[table.code])
     return HttpResponse(qr_svg(url), content_type="image/svg+xml")
+
+
+@require_POST
+def host_pass(request: HttpRequest, code: str) -> HttpResponse:
+    """The host hands the host role to a seated player (``seat``: the table seat's id)."""
+    found = _host_seat(request, code)
+    if isinstance(found, HttpResponse):
+        return found
+    table, seat_id = found
+    return _seat_change(request, table, lambda: services.host_pass(table=table, seat_id=seat_id))
+
+
+@require_POST
+def host_link_create(request: HttpRequest, code: str) -> HttpResponse:
+    """The host's one-time link (and its QR) that makes a tablet the host; shown on the host's phone."""
+    table = host_table(request, code)
+    token = services.host_link_create(table=table)
+    url = lan_base_url(request) + reverse("host_link_claim", args=[token])
+    return render(request, "lobby/host_link.html", {
+        "table": table, "url": url, "qr": qr_svg(url), "minutes": HOST_LINK_MINUTES,
+    })
+
+
+@require_GET
+def host_link_claim(request: HttpRequest, token: str) -> HttpResponse:
+    """Open a host link on the tablet: this browser's player (a new guest if it has none) hosts the table."""
+    token = services.clean_token(token)
+    if not services.host_link_live(token=token):  # asked first, so a dead link makes no guest
+        return render(request, "lobby/message.html", {"message": services.HOST_LINK_DEAD}, status=404)
+    player = request.player or services.player_guest_create(request=request, nickname=_("Moderator"))
+    try:
+        table = services.host_link_claim(token=token, player=player)
+    except LobbyError as error:
+        return render(request, "lobby/message.html", {"message": str(error)}, status=404)
+    return redirect("board", code=table.code)

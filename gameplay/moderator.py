@@ -1,0 +1,64 @@
+"""The moderator's tablet: the host's controls on the board, built from public facts only.
+
+The board page is the public board (``templates/gameplay/_board.html``, the same bytes for
+everyone) plus this fragment (``templates/gameplay/_moderator.html``, refreshed on its own on
+every table change). Everyone's fragment says who hosts after the role changed hands; the
+host's holds the controls, which post to the very views the host's phone uses
+(``lobby.views`` seat tools and settings, ``gameplay.controls``) with ``back=board``.
+
+Nothing here reads a game's state or an engine view: only the lobby's seats and settings, the
+game row's public info (``game_public_info``: never the seed before the end), the seats' names
+and which phones are asleep (both shown on the public board already). So the moderator, who
+may be the tablet everyone looks at, can never be shown a secret.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from gameplay import presence
+from gameplay.models import Game
+from gameplay.selectors import game_public_info, seats_info, table_latest_game
+from lobby.context import host_seats, host_settings
+from lobby.models import Player, Table
+from lobby.services import player_id_of
+
+
+def moderator_context(request: HttpRequest, table: Table) -> dict:
+    """What the board's controls fragment shows this browser (the template's ``mod``).
+
+    For everyone: the fragment's own URL and, once the host role has changed hands, the host's
+    name. For the host also: the seat tools and settings between games, the game controls
+    during one, and the seated people the role may pass to.
+    """
+    me = player_id_of(request=request)
+    mod: dict = {"url": reverse("board_controls", args=[table.code]), "is_host": me is not None and me == table.host_id}
+    if table.host_since is not None:
+        mod["host_name"] = Player.objects.filter(pk=table.host_id).values_list("nickname", flat=True).first()
+    if not mod["is_host"]:
+        return mod
+    seating = host_seats(table)
+    mod.update(seating)
+    # The role passes to a person in a seat (a bot cannot host; the host already does).
+    mod["people"] = [s for s in seating["seats"] if not s["is_bot"] and not s["is_host"]]
+    latest = table_latest_game(table)
+    mod["game"] = game_public_info(latest) if latest is not None else None
+    if latest is not None and not latest.over:
+        mod["running"] = True
+        mod["game_seats"] = seats_info(latest, None)
+        mod["asleep"] = presence.asleep_seats(latest, table.pk)
+    else:
+        mod.update(host_settings(table))
+    return mod
+
+
+def game_moderator_follow(*, table_id: int, host_id: int) -> None:
+    """The host role changed hands: a new host without a seat in the running game moderates it.
+
+    Sent by the lobby (``lobby.signals.host_changed``) inside the change's transaction, so the
+    game shows in the moderator's history (``selectors.player_history``). A moderator who passes
+    the role on keeps the games they ran.
+    """
+    running = Game.objects.filter(table_id=table_id, status=Game.RUNNING, moderator__isnull=True)
+    running.exclude(seats__player_id=host_id).update(moderator_id=host_id)
