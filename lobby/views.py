@@ -264,43 +264,34 @@ def _seat_change(request: HttpRequest, table: Table, change: Callable[[], object
     return back_to(request, table)
 
 
-def _host_seat(request: HttpRequest, code: str) -> tuple[Table, int] | HttpResponse:
-    """The host's table and the seat id the form names (400 "Bad seat." for an implausible one)."""
+def _host_seat_change(request: HttpRequest, code: str, change: Callable[[Table, int], object]) -> HttpResponse:
+    """One of the host's seat verbs: ``change(table, seat_id)`` on the seat the form names
+    (403 for anyone but the host, 400 "Bad seat." for an implausible id)."""
     table = host_table(request, code)
     seat_id = _seat_id(request.POST.get("seat", "0"))
     if seat_id is None:
         return HttpResponse(_("Bad seat."), status=400)
-    return table, seat_id
+    return _seat_change(request, table, lambda: change(table, seat_id))
 
 
 @require_POST
 def seat_up(request: HttpRequest, code: str) -> HttpResponse:
     """The host moves a seat one place earlier in clockwise order."""
-    found = _host_seat(request, code)
-    if isinstance(found, HttpResponse):
-        return found
-    table, seat_id = found
-    return _seat_change(request, table, lambda: services.seat_move(table=table, seat_id=seat_id, delta=-1))
+    return _host_seat_change(request, code,
+                             lambda table, seat_id: services.seat_move(table=table, seat_id=seat_id, delta=-1))
 
 
 @require_POST
 def seat_down(request: HttpRequest, code: str) -> HttpResponse:
     """The host moves a seat one place later in clockwise order."""
-    found = _host_seat(request, code)
-    if isinstance(found, HttpResponse):
-        return found
-    table, seat_id = found
-    return _seat_change(request, table, lambda: services.seat_move(table=table, seat_id=seat_id, delta=1))
+    return _host_seat_change(request, code,
+                             lambda table, seat_id: services.seat_move(table=table, seat_id=seat_id, delta=1))
 
 
 @require_POST
 def seat_remove(request: HttpRequest, code: str) -> HttpResponse:
     """The host removes a seat before the start (never their own; a moderator has none)."""
-    found = _host_seat(request, code)
-    if isinstance(found, HttpResponse):
-        return found
-    table, seat_id = found
-    return _seat_change(request, table, lambda: services.seat_remove(table=table, seat_id=seat_id))
+    return _host_seat_change(request, code, lambda table, seat_id: services.seat_remove(table=table, seat_id=seat_id))
 
 
 @require_POST
@@ -356,11 +347,7 @@ def table_qr(request: HttpRequest, code: str) -> HttpResponse:
 @require_POST
 def host_pass(request: HttpRequest, code: str) -> HttpResponse:
     """The host hands the host role to a seated player (``seat``: the table seat's id)."""
-    found = _host_seat(request, code)
-    if isinstance(found, HttpResponse):
-        return found
-    table, seat_id = found
-    return _seat_change(request, table, lambda: services.host_pass(table=table, seat_id=seat_id))
+    return _host_seat_change(request, code, lambda table, seat_id: services.host_pass(table=table, seat_id=seat_id))
 
 
 @require_POST
