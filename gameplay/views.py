@@ -15,10 +15,11 @@ import secrets
 from dataclasses import dataclass, field
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
+from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
@@ -26,6 +27,7 @@ from django.utils.functional import Promise
 from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from config.resilience import cache_guard
 from engines.registry import ENGINES, get_engine
 from gameplay import presence, services
 from gameplay.forms import BadMoveForm, read_move_form
@@ -128,8 +130,9 @@ class _Basis:
     handovers: list[dict] = field(default_factory=list)
 
 
-def _basis(request: HttpRequest, table: Table, game: Game | None = None) -> _Basis:
-    player_id, devices = _seen(request, table)
+def _basis(request: HttpRequest | None, table: Table, game: Game | None = None) -> _Basis:
+    """A phone's basis (``request``: marked present at the table), or the public board's (None)."""
+    player_id, devices = _seen(request, table) if request is not None else (None, {})
     latest, running = _latest(table, game)
     basis = _Basis(player_id, devices, latest, running)
     if running is not None:
@@ -237,11 +240,32 @@ def board_page(request: HttpRequest, code: str) -> HttpResponse:
     partial, never inside it: the host's board is the same public bytes plus the controls.
     """
     table = table_or_404(request, code)
-    context = _board_context(request, table)
     if request.htmx:
-        return render(request, "gameplay/_board.html", context)
+        return _public_board(request, table)
+    context = _board_context(request, table, _basis(None, table))
     context["mod"] = moderator_context(request, table)
     return render(request, "gameplay/board.html", context)
+
+
+BOARD_CACHE_SECONDS = 120
+
+
+def _public_board(request: HttpRequest, table: Table) -> HttpResponse:
+    """The board's partial during a game: 304 for a board that holds it already, else rendered
+    once per revision, language and presence for every board, moderator and spectator (cached
+    under its entity tag, which says everything it depends on)."""
+    basis = _basis(None, table)
+    tag = _panel_tag(request, table, basis)
+    unchanged = _not_modified(request, tag)
+    if unchanged is not None:
+        return unchanged
+    key = f"board:{table.pk}:{tag}" if tag is not None else None
+    html = cache_guard(lambda: cache.get(key), None, "board") if key else None
+    if html is None:
+        html = render_to_string("gameplay/_board.html", _board_context(request, table, basis), request=request)
+        if key:
+            cache_guard(lambda: cache.set(key, html, BOARD_CACHE_SECONDS), None, "board")
+    return _cacheable(HttpResponse(html), tag)
 
 
 @require_GET
@@ -252,8 +276,8 @@ def board_controls(request: HttpRequest, code: str) -> HttpResponse:
                                                         "mod": moderator_context(request, table)})
 
 
-def _board_context(request: HttpRequest, table: Table) -> dict:
-    latest, running = _latest(table)
+def _board_context(request: HttpRequest, table: Table, basis: _Basis) -> dict:
+    latest, running = basis.latest, basis.running
     context: dict = {"table": table_info(table)}
     if running is None:
         # The seats and the join QR show only between games (the QR is not drawn during play).
@@ -262,8 +286,8 @@ def _board_context(request: HttpRequest, table: Table) -> dict:
         context["game_ctx"] = game_context(game=latest, seat=None)
         context["game"] = game_public_info(latest)
         if running is not None:
-            context["asleep"] = presence.asleep_seats(running, table.pk)
-            context["handovers"] = handover_notes(running)
+            context["asleep"] = basis.asleep
+            context["handovers"] = basis.handovers
     return context
 
 
