@@ -153,6 +153,7 @@ class Figures:
         self.tap: list[float] = []
         self.post: list[float] = []
         self.get: list[float] = []
+        self.not_modified = 0  # panel GETs answered 304: the screen held that panel (its ETag) already
         self.attempted = 0
         self.accepted = 0
         self.sockets_open = 0
@@ -373,6 +374,8 @@ class Screen:
         self.cookies = dict(cookies)
         self.is_board = is_board
         self.shown = -1  # revision of the panel this screen holds (-1: none yet)
+        self.etag = ""  # the entity tag of the panel this screen holds (its browser cache's)
+        self.answer_etag = ""
         self.known = -1  # newest revision heard on the socket
         self.body = b""  # the panel it holds (only parsed when the driver moves for it)
         self.reached: list[tuple[int, float]] = []  # (revision, when) each time ``shown`` rose; the last few
@@ -405,17 +408,24 @@ class Screen:
                     self.cookies[name] = morsel.value
 
     async def request(self, what: str, method: str, path: str, data: list[tuple[str, str]] | None = None, *,
-                      htmx: bool = True, redirects: bool = False) -> tuple[int, bytes] | None:
-        """(status, body), or None after counting the failure (timeout, connection) as an error."""
+                      htmx: bool = True, redirects: bool = False, etag: str = "") -> tuple[int, bytes] | None:
+        """(status, body), or None after counting the failure (timeout, connection) as an error.
+
+        ``etag``: the tag of the copy this screen holds, asked with ``If-None-Match`` as a
+        browser's cache does; the answer's own tag is left in ``self.answer_etag``.
+        """
         body = urllib.parse.urlencode(data).encode() if data is not None else None
+        headers = self._headers(htmx=htmx, post=method == "POST")
+        if etag:
+            headers["If-None-Match"] = etag
         try:
             async with self.run.session.request(
                 method, self.run.options.base + path, data=body, allow_redirects=redirects,
-                headers=self._headers(htmx=htmx, post=method == "POST"),
-                timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT),
+                headers=headers, timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT),
             ) as response:
                 content = await response.read()
                 self._take_cookies(response)
+                self.answer_etag = response.headers.get("ETag", "")
                 return response.status, content
         except TimeoutError:
             self.run.figures.error(f"{what} timeout")
@@ -467,15 +477,19 @@ class Screen:
             while not self.run.closing:
                 self.again = False
                 sent = time.monotonic()
-                answer = await self.request(what, "GET", self.path)
+                answer = await self.request(what, "GET", self.path, etag=self.etag)
                 now = time.monotonic()
-                ok = answer is not None and answer[0] == 200
+                ok = answer is not None and answer[0] in (200, 304)
                 if answer is not None:
                     status, body = answer
                     if self.run.figures.measured(sent):
                         self.run.figures.get.append(now - sent)
                     if status == 200:
+                        self.etag = self.answer_etag
                         self.show(body, now)
+                    elif status == 304 and self.body:
+                        self.run.figures.not_modified += 1
+                        self.show(self.body, now)
                     else:
                         self.run.figures.error(f"{what} HTTP {status_kind(status)}")
                 if self.again:
@@ -866,6 +880,7 @@ def summary(options: Options, figures: Figures, counts: list[int], pids: list[in
         "post_p50_ms": _ms(figures.post, 0.50),
         "post_p99_ms": _ms(figures.post, 0.99),
         "panel_get_n": len(figures.get),
+        "panel_get_304": figures.not_modified,
         "panel_get_p50_ms": _ms(figures.get, 0.50),
         "panel_get_p99_ms": _ms(figures.get, 0.99),
         "errors": dict(sorted(figures.errors.items())),
@@ -903,7 +918,8 @@ def format_summary(s: dict[str, Any]) -> str:
         f"p99 {s['tap_every_screen_p99_ms']} ms  max {s['tap_every_screen_max_ms']} ms  "
         f"(n={s['tap_every_screen_n']})",
         f"move POST          p50 {s['post_p50_ms']} ms  p99 {s['post_p99_ms']} ms  (n={s['post_n']})",
-        f"panel GET          p50 {s['panel_get_p50_ms']} ms  p99 {s['panel_get_p99_ms']} ms  (n={s['panel_get_n']})",
+        f"panel GET          p50 {s['panel_get_p50_ms']} ms  p99 {s['panel_get_p99_ms']} ms  "
+        f"(n={s['panel_get_n']}, 304: {s['panel_get_304']})",
         f"errors             {s['errors_total']}: {counts(s['errors'])}",
         f"server             pids {', '.join(map(str, s['server_pids'])) or 'unknown'}: CPU {cpu}{rss}",
         f"this client        CPU {s['client_cpu_pct']}% of one core",
