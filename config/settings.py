@@ -172,7 +172,7 @@ else:
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.SharedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "tablegames",
             # Short, so a frozen Redis costs a page half a second once (see config/resilience.py).
