@@ -41,7 +41,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -925,3 +925,55 @@ def format_summary(s: dict[str, Any]) -> str:
         f"this client        CPU {s['client_cpu_pct']}% of one core",
     ]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- idle sockets (memory)
+
+
+def idle_sockets(options: Options, count: int, hold: float = 20.0,
+                 say: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The server's memory per idle socket: one table, then ``count`` board sockets that only listen.
+
+    RSS is read after a first batch of sockets (so the server's one-off costs of serving sockets
+    are paid) and again after all of them have been open ``hold`` seconds (heartbeats included).
+    """
+    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    raise_fd_limit()
+    pids = options.server_pids or server_pids(options.port)
+    if not pids:
+        raise SetupError(f"no process found listening on port {options.port}: give --server-pid")
+    plan = setup_tables(replace(options, tables=1, phones=None), say)[0]
+    url = "ws://" + options.split.netloc + f"/ws/t/{plan.code}/"
+    first = min(100, max(1, count // 10))
+
+    async def main() -> dict[str, Any]:
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            sockets: list[aiohttp.ClientWebSocketResponse] = []
+
+            async def open_some(n: int) -> None:
+                gate = asyncio.Semaphore(options.connect_parallel)
+
+                async def one() -> None:
+                    async with gate:
+                        sockets.append(await session.ws_connect(url, origin=options.base, heartbeat=None))
+                await asyncio.gather(*(one() for _ in range(n)))
+
+            await open_some(first)
+            await asyncio.sleep(3.0)
+            before = rss_bytes(pids)
+            await open_some(count - first)
+            say(f"{len(sockets)} idle sockets open; holding them {hold:.0f} s")
+            await asyncio.sleep(hold)
+            after = rss_bytes(pids)
+            alive = sum(1 for ws in sockets if not ws.closed)
+            for ws in sockets:
+                await ws.close()
+        added = count - first
+        return {
+            "idle_sockets": count, "alive_at_end": alive, "server_pids": pids,
+            "server_rss_mb_before": round(before / 2**20, 1), "server_rss_mb_after": round(after / 2**20, 1),
+            "kb_per_idle_socket": round((after - before) / 1024 / added, 1) if added else 0.0,
+        }
+
+    return asyncio.run(main())

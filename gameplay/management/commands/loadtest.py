@@ -15,7 +15,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from gameplay.chaos import SetupError
-from gameplay.loadtest import Options, check_options, format_summary, run
+from gameplay.loadtest import Options, check_options, format_summary, idle_sockets, run
 
 
 class Command(BaseCommand):
@@ -37,6 +37,8 @@ class Command(BaseCommand):
         parser.add_argument("--warmup", type=float, default=0.0, help="seconds of play before measuring")
         parser.add_argument("--seed", type=int, default=None, help="seed of the drivers' choices")
         parser.add_argument("--setup-threads", type=int, default=16, help="parallel HTTP clients during setup")
+        parser.add_argument("--idle-sockets", type=int, default=0,
+                            help="instead of playing: open this many idle sockets and print the server's KB per socket")
 
     def handle(self, *args, **options):
         chosen = Options(
@@ -46,6 +48,13 @@ class Command(BaseCommand):
         )
         try:
             check_options(chosen)
+            if options["idle_sockets"] > 0:
+                idle = idle_sockets(chosen, options["idle_sockets"], say=lambda line: self.stderr.write(line))
+                self.stdout.write(f"{idle['idle_sockets']} idle sockets ({idle['alive_at_end']} alive at the end): "
+                                  f"server RSS {idle['server_rss_mb_before']} -> {idle['server_rss_mb_after']} MB, "
+                                  f"{idle['kb_per_idle_socket']} KB per socket")
+                self.stdout.write(json.dumps(idle, sort_keys=True))
+                return
             figures = run(chosen, say=lambda line: self.stderr.write(line))
         except (ValueError, SetupError) as error:
             raise CommandError(str(error)) from error
