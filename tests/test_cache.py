@@ -6,6 +6,7 @@ import contextvars
 import os
 import threading
 
+import pytest
 from django.core.cache import caches
 from django.test import override_settings
 
@@ -32,3 +33,40 @@ def test_every_thread_and_request_context_uses_one_redis_client():
     assert len(seen) == 5
     assert len({id(client) for _, client in seen}) == 1, "each request built its own Redis client"
     caches["default"].delete("k")
+
+
+SESSIONS_ON_REDIS = {"SESSION_ENGINE": "config.sessions", "CACHES": SHARED}
+
+
+def _session_reads(client, path="/"):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(path)
+    assert response.status_code == 200
+    return [q["sql"] for q in captured.captured_queries if "django_session" in q["sql"]]
+
+
+@pytest.mark.django_db
+def test_sessions_come_from_the_shared_cache_and_survive_it_failing(client, settings):
+    """With Redis, a page reads its session from the cache (no session query); with the cache
+    gone, sessions still work from the database, and a guest keeps their seat at the table."""
+    import config.resilience as resilience
+
+    settings.SESSION_ENGINE = SESSIONS_ON_REDIS["SESSION_ENGINE"]
+    settings.CACHES = SHARED
+    caches["default"].clear()
+    try:
+        assert client.post("/guest/", {"nickname": "Cached", "next": "/"}).status_code == 302
+        assert _session_reads(client) == []  # the session came from Redis
+        assert "Cached" in client.get("/").content.decode()
+        # Redis goes away (nothing listens on port 1): the session comes from the database.
+        settings.CACHES = {"default": dict(SHARED["default"], LOCATION="redis://127.0.0.1:1/0",
+                                           OPTIONS={"socket_timeout": 0.2, "socket_connect_timeout": 0.2})}
+        assert _session_reads(client), "the session was read from the database"
+        assert "Cached" in client.get("/").content.decode()
+    finally:
+        resilience._skip_until = 0.0
+        settings.CACHES = SHARED
+        caches["default"].clear()
