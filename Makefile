@@ -48,13 +48,20 @@ services:
 	@for i in 1 2 3 4 5 6 7 8 9 10; do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432 && exit 0; sleep 1; done; \
 		echo "PostgreSQL on 127.0.0.1:5432 or Redis on 127.0.0.1:6379 did not start"; exit 1
 
-# The browser tests drive Debian's Chromium; as root we install it, otherwise we say how.
+# The browser tests drive Debian's Chromium, with fonts that draw Persian, Japanese and emoji (so the
+# screenshots in docs/screens/ show real text); as root we install them, otherwise we say how.
+FONT_PACKAGES := fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 browser:
 	@command -v chromium >/dev/null || { \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "installing chromium (apt-get)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 		else echo "Chromium is missing: sudo apt-get install chromium"; exit 1; fi; }
+	@[ "$$(dpkg-query -W -f='$${Status}\n' $(FONT_PACKAGES) 2>/dev/null | grep -c 'install ok installed')" = 3 ] || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing fonts (apt-get): $(FONT_PACKAGES)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FONT_PACKAGES) >/dev/null; \
+		else echo "Fonts for Persian, Japanese and emoji are missing: sudo apt-get install $(FONT_PACKAGES)"; exit 1; fi; }
 
 lint: install
 	$(BIN)/ruff check .

@@ -5,13 +5,34 @@ The socket's route is ``gameplay.routing``.
 
 from django.contrib import admin
 from django.contrib.auth.views import LogoutView
+from django.contrib.staticfiles import finders
+from django.http import FileResponse, Http404, HttpRequest
 from django.urls import include, path
+from django.views.decorators.http import require_GET
+from django.views.generic import TemplateView
 
 from gameplay import controls
+from gameplay import group_views as group
 from gameplay import views as game
 from lobby import views as lobby
 
+
+@require_GET
+def favicon(request: HttpRequest) -> FileResponse:
+    """``/favicon.ico``: browsers ask for it before they read any page's ``<link rel=icon>``."""
+    found = finders.find("icons/favicon.ico")
+    if not found:
+        raise Http404("no favicon")
+    response = FileResponse(open(found, "rb"), content_type="image/x-icon")  # noqa: SIM115 (FileResponse closes it)
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 urlpatterns = [
+    # Installable: the web app manifest (in the page's language) and the favicon at the site's root.
+    path("manifest.webmanifest", TemplateView.as_view(template_name="manifest.webmanifest",
+                                                      content_type="application/manifest+json"), name="manifest"),
+    path("favicon.ico", favicon, name="favicon"),
     path("", lobby.home, name="home"),
     path("guest/", lobby.guest, name="guest"),
     path("signup/", lobby.signup, name="signup"),
@@ -51,6 +72,18 @@ urlpatterns = [
     path("s/<str:token>/", controls.seat_link, name="seat_link"),
     path("history/", game.history, name="history"),
     path("g/<int:game_id>/", game.game_detail, name="game_detail"),
+    # Groups (members only), their invite links, a player's stats, how ratings work.
+    path("groups/", group.groups_index, name="groups"),
+    path("groups/<int:group_id>/", group.group_detail, name="group_detail"),
+    path("groups/<int:group_id>/players/<int:player_id>/", group.group_player, name="group_player"),
+    path("groups/<int:group_id>/nights/<int:night>/", group.group_night, name="group_night"),
+    path("groups/<int:group_id>/invite/", group.group_invite_renew, name="group_invite_renew"),
+    path("groups/<int:group_id>/leave/", group.group_leave, name="group_leave"),
+    path("groups/<int:group_id>/fair/", group.group_fair_deals, name="group_fair_deals"),
+    path("j/<str:token>/", group.group_join, name="group_join"),
+    path("stats/", group.my_stats, name="my_stats"),
+    path("stats/my-games.<str:fmt>", group.my_export, name="my_export"),
+    path("ratings/about/", group.ratings_about, name="ratings_about"),
     path("rules/", game.rules_index, name="rules_index"),
     path("rules/<str:engine>/", game.rules, name="rules"),
     path("i18n/", include("django.conf.urls.i18n")),

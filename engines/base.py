@@ -13,7 +13,9 @@ import hashlib
 import json
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
+
+from engines import fair
 
 State = dict[str, Any]
 # An action, an option spec, a view, an outcome, a log entry: plain JSON objects.
@@ -209,6 +211,12 @@ class BaseEngine:
         result = self.default_options()
         specs = {spec["key"]: spec for spec in self.option_specs()}
         for key, value in (options or {}).items():
+            if key == fair.KEY:  # set by the table from a group's public history, not a form option
+                try:
+                    result[key] = fair.check(value, players)
+                except ValueError as error:
+                    raise OptionError(str(error)) from error
+                continue
             spec = specs.get(key)
             if spec is None:
                 raise OptionError(f"unknown option {key!r}")
@@ -222,7 +230,11 @@ class BaseEngine:
     def setup(self, players: int, options: JSONDict, seed: int) -> State:
         """The dealt state: checks the count and the options, then the engine's ``_setup``."""
         self.check_players(players)
-        return self._setup(players, self.validate_options(options, players), seed)
+        checked = self.validate_options(options, players)
+        fair_deal = checked.pop(fair.KEY, None)
+        if fair_deal is None:
+            return self._setup(players, checked, seed)
+        return cast(State, fair.fair_setup(self, players, checked, seed, fair_deal))
 
     def _setup(self, players: int, options: JSONDict, seed: int) -> State:
         """Deal a new game from checked options (every engine implements it)."""

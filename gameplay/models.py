@@ -6,7 +6,7 @@ import secrets
 
 from django.db import models
 
-from lobby.models import Player, Table
+from lobby.models import Group, Player, Table
 
 
 def new_share_token() -> str:
@@ -53,6 +53,9 @@ class Game(models.Model):
     # The host who ran this game from the board without a seat (a moderator), for their history.
     moderator = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="moderated_games")
+    # The group the table played for when this game started (kept here: changing the table later
+    # does not rewrite history). Its stats and ratings read finished games with this group.
+    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="games")
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     # Who may open the finished game's page: its players, and whoever has the link with this token.

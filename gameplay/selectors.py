@@ -91,10 +91,11 @@ def game_public_info(game: Game) -> dict:
 
 
 def seats_info(game: Game, me: int | None) -> list[dict]:
-    """The seats in order, with names and bot marks."""
-    # A bot's name carries a robot mark everywhere a seat is named (board, log, history).
+    """The seats in order, with names and whether each is a bot."""
+    # Names stay plain data; templates draw the bot mark from is_bot (templates/icons/bot_mark.html),
+    # a drawing and a word rather than an emoji a font may lack.
     return [
-        {"index": s.index, "name": f"{s.name} 🤖" if s.bot else s.name, "is_bot": bool(s.bot), "is_me": s.index == me}
+        {"index": s.index, "name": s.name, "is_bot": bool(s.bot), "is_me": s.index == me}
         for s in game_seats(game)
     ]
 

@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from engines.base import IllegalAction, OptionError, canonical, new_seed, seed_hash
 from engines.registry import get_engine
 from gameplay import presence
+from gameplay.fairness import fair_deal_options
 from gameplay.models import Game, GameSeat, Move, SeatHandover
 from gameplay.seats import game_seats, seat_index
 from gameplay.selectors import game_state, handovers_live
@@ -210,6 +211,7 @@ def game_start(*, table: Table) -> Game:
             try:
                 engine.check_players(players)
                 options = engine.validate_options(table.options, players)
+                options = fair_deal_options(table=table, options=options, seats=seats)  # a group's fair deals
             except OptionError as error:
                 raise GameError(gettext(str(error))) from error
             seed = new_seed()
@@ -222,6 +224,7 @@ def game_start(*, table: Table) -> Game:
                 seed=str(seed),
                 seed_hash=seed_hash(seed),
                 timer_seconds=table.timer_seconds,
+                group_id=table.group_id,  # the game counts for the group the table played for at its start
                 # A host without a seat runs the game from the board: it is in their history as moderator.
                 moderator_id=None if any(seat.player_id == table.host_id for seat in seats) else table.host_id,
                 snapshot=step.snapshot,

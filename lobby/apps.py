@@ -9,6 +9,10 @@ class LobbyConfig(AppConfig):
         from django.urls import register_converter
 
         from lobby.converters import TableCodeConverter
+        from lobby.groups import memberships_merge
+        from lobby.signals import guest_merged
 
         # Before any urlconf is built: both the HTTP routes and the socket's use <code:…>.
         register_converter(TableCodeConverter, "code")
+        # A guest who logs in to an account brings the groups they joined as a guest.
+        guest_merged.connect(memberships_merge, dispatch_uid="lobby.memberships_merge")

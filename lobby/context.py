@@ -14,6 +14,7 @@ from django.utils.translation import gettext
 
 from engines.registry import ENGINES, get_engine
 from lobby.forms import NicknameForm, option_fields, timer_choices
+from lobby.groups import group_choices_of
 from lobby.models import Player, Table
 from lobby.network import lan_base_url, qr_svg
 
@@ -66,6 +67,9 @@ def host_settings(table: Table) -> dict:
         "settings_games": [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())],
         "settings_options": {n: option_fields(n, table.options if n == table.engine else {}) for n in ENGINES},
         "timers": timer_choices(),
+        # The host's groups the table may play for (field ``group``; "" for none): ``lobby.groups``.
+        "settings_groups": group_choices_of(table.host_id),
+        "settings_group": str(table.group_id or ""),
     }
 
 

@@ -1,6 +1,8 @@
-"""Players (accounts or guests), tables, seats and one-time seat links."""
+"""Players (accounts or guests), groups of friends, tables, seats and one-time seat links."""
 
 from __future__ import annotations
+
+import secrets
 
 from django.conf import settings
 from django.db import models
@@ -12,6 +14,12 @@ CODE_LENGTH = 5
 BOT_POLICIES = [("random", "random"), ("heuristic", "heuristic")]
 # How long the host's link that hands the host role to a tablet may be opened.
 HOST_LINK_MINUTES = 10
+GROUP_NAME_MAX = NICKNAME_MAX  # a group name is checked like a nickname (lobby.groups.group_create)
+
+
+def new_invite_token() -> str:
+    """A group's invite link's secret (unguessable: whoever has it may join)."""
+    return secrets.token_urlsafe(16)
 
 
 class Player(models.Model):
@@ -25,6 +33,34 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.nickname
+
+
+class Group(models.Model):
+    """Friends who play together: tables played for the group count in its stats and ratings."""
+
+    name = models.CharField(max_length=GROUP_NAME_MAX)
+    # An account, never a guest (``lobby.groups.group_create``).
+    created_by = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="created_groups")
+    # The invite link's token; a new one (``group_invite_renew``) makes the old link stop working.
+    invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    # Deal the minority role fairly over the group's history (``engines.fair``), where the game has one.
+    fair_deals = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A player in a group. A guest may join; their games count once they have an account."""
+
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="memberships")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="memberships")
+    joined = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["joined"]
+        constraints = [models.UniqueConstraint(fields=["group", "player"], name="one_membership_per_player")]
 
 
 class Table(models.Model):
@@ -47,6 +83,8 @@ class Table(models.Model):
     host_link_made = models.DateTimeField(null=True, blank=True)
     # When the host role last changed hands (None: the creator still hosts); the board says who hosts now.
     host_since = models.DateTimeField(null=True, blank=True)
+    # The group this table plays for (one of the host's groups): each game records it when it starts.
+    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="tables")
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config import limits
 from engines.registry import ENGINES
-from lobby import services
+from lobby import groups, services
 from lobby.context import is_host
 from lobby.forms import (
     JoinForm,
@@ -189,6 +189,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
             role = request.POST.get("role", "play")
             if role not in ("play", "moderate"):
                 raise LobbyError(_("Choose whether you play or moderate."))
+            group = groups.group_from_post(host=player, data=request.POST)
             table = services.table_create(
                 host=player,
                 engine=engine_name,
@@ -196,6 +197,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
                 timer_seconds=timer_from_post(request.POST, 0),
                 seated=role == "play",
             )
+            groups.table_group_set(table=table, group=group)
             # A moderator's tablet goes straight to the board: the code, the QR, the seats, the controls.
             return redirect("board" if role == "moderate" else "table", code=table.code)
         except LobbyError as error:
@@ -213,6 +215,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
             "timers": timer_choices(),
             "default_timer": ENGINES[engine_name].default_timer,
             "nickname_form": NicknameForm(),
+            "groups": groups.group_choices(player),
         },
         status=status,
     )
@@ -325,12 +328,14 @@ def table_settings(request: HttpRequest, code: str) -> HttpResponse:
     try:
         if engine_name not in ENGINES:
             raise LobbyError(_("Unknown game."))
+        group = groups.group_from_post(host=table.host, data=request.POST)
         services.table_settings_update(
             table=table,
             engine=engine_name,
             options=options_from_post(engine_name, request.POST),
             timer_seconds=timer_from_post(request.POST, table.timer_seconds),
         )
+        groups.table_group_set(table=table, group=group)
     except LobbyError as error:
         messages.error(request, str(error))
     return back_to(request, table)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 
 from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import get_language, gettext, pgettext
+
+from engines.registry import get_engine
 
 register = template.Library()
 
@@ -117,8 +120,6 @@ def ordinal_card(index):
         return str(index)
 
 
-
-
 class CaptureNode(template.Node):
     def __init__(self, nodelist, name: str) -> None:
         self.nodelist = nodelist
@@ -142,3 +143,161 @@ def capture(parser, token):
     nodelist = parser.parse(("endcapture",))
     parser.delete_first_token()
     return CaptureNode(nodelist, bits[1])
+
+
+PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+# Languages whose pages write numbers in their own digits; numbers come from the views in ASCII.
+NATIVE_DIGITS = {"fa": PERSIAN_DIGITS}
+_TAG = re.compile(r"(<[^>]*>)")
+_TAG_NAME = re.compile(r"<\s*(/?)\s*([a-zA-Z0-9-]+)")
+# Text that is typed or read character by character stays in ASCII digits: table codes, links, the seed.
+_LATIN = re.compile(r"""\sdata-latin\b|\sdir=["']?ltr|\sclass=["'][^"']*\b(?:code|mono|big-url)\b""")
+_ENTITY_OR_DIGIT = re.compile(r"&#?[0-9a-zA-Z]+;|[0-9]")
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+def _native(found: str, table: dict) -> str:
+    return found.translate(table) if len(found) == 1 else found
+
+
+def native_digits(html: str, language: str | None) -> str:
+    """``html`` with the digits of its text (never of tags or attributes) in ``language``'s own digits.
+
+    One digit style per page: the catalogs write Persian numbers in Persian digits, so the numbers
+    the views fill in are written so too. Elements marked ``data-latin``, ``dir="ltr"`` or with the
+    classes ``code``, ``mono`` or ``big-url`` keep ASCII digits (codes to type, links, the seed).
+    """
+    table = NATIVE_DIGITS.get((language or "").split("-")[0])
+    if table is None:
+        return html
+    out: list[str] = []
+    latin_tag = ""  # the element that keeps ASCII digits, and how deep we are in it
+    depth = 0
+    for piece in _TAG.split(html):
+        if not piece:
+            continue
+        if piece.startswith("<"):
+            match = _TAG_NAME.match(piece)
+            if match and not piece.startswith("<!"):
+                closing, name = match.group(1) == "/", match.group(2).lower()
+                if latin_tag:
+                    if name == latin_tag and name not in _VOID and not piece.endswith("/>"):
+                        depth += -1 if closing else 1
+                        if depth == 0:
+                            latin_tag = ""
+                elif not closing and name not in _VOID and _LATIN.search(piece):
+                    latin_tag, depth = name, 1
+            out.append(piece)
+        else:
+            # Character references (&#39;) keep their digits.
+            out.append(piece if latin_tag else _ENTITY_OR_DIGIT.sub(lambda m: _native(m.group(0), table), piece))
+    return "".join(out)
+
+
+class NativeDigitsNode(template.Node):
+    def __init__(self, nodelist) -> None:
+        self.nodelist = nodelist
+
+    def render(self, context) -> str:
+        return mark_safe(native_digits(self.nodelist.render(context), get_language()))  # digits only: still escaped
+
+
+@register.tag
+def nativedigits(parser, token):
+    """``{% nativedigits %}…{% endnativedigits %}``: the numbers inside in the page language's own digits."""
+    nodelist = parser.parse(("endnativedigits",))
+    parser.delete_first_token()
+    return NativeDigitsNode(nodelist)
+
+
+@register.filter
+def digits(value):
+    """One number (or any text) in the current language's own digits."""
+    table = NATIVE_DIGITS.get((get_language() or "").split("-")[0])
+    return str(value).translate(table) if table else value
+
+
+@register.simple_tag
+def step_lines(move, view) -> list:
+    """The public log lines that replay step ``move`` added: what happened then, in the game's words.
+
+    The public log only grows, so the lines past the previous step's length are this move's. A move
+    that adds none was a secret choice (a vote still being collected, a mission card, an arrangement).
+    """
+    if move is None or not view:
+        return []
+    from gameplay.selectors import replay_state  # the replay's own checkpoints; imported late (app loading)
+
+    game = move.game
+    before = get_engine(game.engine).view(replay_state(game, move.seq - 1), None)["log"]
+    return list(view.get("log", [])[len(before):])
+
+
+def _coup_reference(view: dict, players: int) -> dict:
+    from engines.coup import cards
+
+    variants = view.get("variants") or {}
+    inquisitor, factions = bool(variants.get("inquisitor")), bool(variants.get("factions"))
+    actions = []
+    for action in cards.TURN_ACTIONS:
+        if (action == "examine" and not inquisitor) or (action in ("convert", "embezzle") and not factions):
+            continue
+        blockers = cards.blockers_of(action, inquisitor)
+        gain = cards.STEAL_AMOUNT if action == "steal" else cards.INCOME.get(action)
+        actions.append({
+            "action": action,
+            "cost": cards.COSTS.get(action),
+            "gain": gain,
+            "claim": cards.claim_of(action, inquisitor),
+            "challenge": action in cards.CHARACTER_ACTIONS,
+            "blockers": blockers,
+            "block_by": ("target" if action in cards.TARGET_BLOCKS else "anyone") if blockers else None,
+        })
+    copies = cards.copies(players)
+    return {"actions": actions, "court": [{"card": c, "n": copies} for c in cards.characters(inquisitor)],
+            "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
+
+
+def _gcbc_reference(view: dict, players: int) -> dict:
+    from engines.good_cop_bad_cop import cards, rules
+
+    side = cards.SIDE_CARDS.get(players, 0)
+    return {"integrity": [{"name": cards.HONEST, "n": side}, {"name": cards.CROOKED, "n": side},
+                          {"name": cards.AGENT, "n": 1}, {"name": cards.KINGPIN, "n": 1}],
+            "guns": cards.GUNS.get(players, 0), "equipment": rules.equipment_deck(players, bribe=False),
+            "bribe": cards.BRIBE}
+
+
+def _health_reference(view: dict, players: int) -> dict:
+    from engines.good_cop_bad_cop_health import cards
+
+    return {"kinds": [{"kind": k, "damage": cards.DAMAGE.get(k)} for k in cards.KINDS],
+            "health": cards.START_HEALTH, "market": cards.MARKET_SIZE,
+            "teams": cards.TEAM_TABLE.get(players)}
+
+
+def _inside_job_reference(view: dict, players: int) -> dict:
+    from engines.inside_job import cards
+
+    sizes = cards.MISSION_SIZES.get(players, [])
+    agents, traitors = cards.SIDES.get(players, (0, 0))
+    return {"missions": [{"n": i + 1, "size": size, "sabotage": cards.sabotage_needed(players, i)}
+                         for i, size in enumerate(sizes)],
+            "agents": agents, "traitors": traitors, "wins": cards.WINS_NEEDED, "rejections": cards.MAX_REJECTIONS}
+
+
+_REFERENCES = {"coup": _coup_reference, "good_cop_bad_cop": _gcbc_reference,
+               "good_cop_bad_cop_health": _health_reference, "inside_job": _inside_job_reference}
+
+
+@register.simple_tag
+def reference(engine_name: str, view: dict, players: int) -> dict | None:
+    """The phone's reference card for this table, from the engine's own data (public facts only).
+
+    Coup: every action this table plays with, its cost and gain, the character it claims, who may
+    challenge and who may block it (as which characters), the court's counts. Good Cop Bad Cop: the
+    integrity cards and guns for this many players, the equipment deck. Health edition: the kinds of
+    equipment, guns' damage. Inside Job: team sizes, Sabotage cards needed, the sides' sizes.
+    """
+    build = _REFERENCES.get(engine_name)
+    return build(view or {}, int(players or 0)) if build else None

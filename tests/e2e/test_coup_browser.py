@@ -69,7 +69,7 @@ def test_whole_coup_game_with_two_phones_two_bots_and_a_board(browser, server):
     game = Game.objects.get(table__code=code)
     assert game.status == Game.FINISHED
     assert game.moves.filter(seat__in=[2, 3]).exists()  # the bots played through move_submit
-    assert "🤖" in board.inner_text("body")
+    assert board.locator("#public-view .board-seat .bot-mark svg").count() == 2  # the bots' seats are marked
     for page in phones:
         page.wait_for_selector('[data-test="winners"]', timeout=15000)
     board.screenshot(path=str(ARTIFACTS / "coup-board-end.png"), full_page=True)

@@ -9,6 +9,8 @@
 //    already on the board, rendered and translated by the server: the newest public log line,
 //    the line saying whom the game waits for (when the phase or the active seat changes), the
 //    end of the game, and who hosts now. This file holds no words of its own.
+// 3. A refetch that brings back the board already shown (same entity tag) is not swapped in, so
+//    the highlight of the last change plays once, when it happens.
 // No inline scripts: the CSP forbids them (the template only marks elements with data-*).
 (function () {
   "use strict";
@@ -145,6 +147,19 @@
       if (on()) { announce(true); } else { synth.cancel(); }
     });
   }
+
+  // --- 3. Unchanged refetches are not swapped in -----------------------------------------------
+  // The board refetches every 15 s; the browser revalidates with the entity tag and hands back the
+  // same bytes. Swapping them in again would replay the highlight of the last change (board.css
+  // .is-new) as if it had just happened, so a response carrying the tag of what is shown is dropped.
+  var shownTag = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || target.id !== "public-view" || !event.detail.xhr) { return; }
+    var tag = event.detail.xhr.getResponseHeader("ETag");
+    if (tag && tag === shownTag) { event.detail.shouldSwap = false; }
+    shownTag = tag;
+  });
 
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail.target;

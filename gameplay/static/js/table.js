@@ -80,6 +80,13 @@
   document.addEventListener("htmx:afterSettle", catchUp);
   document.addEventListener("htmx:afterRequest", function () { setTimeout(catchUp, 0); });
 
+  // A Persian page writes its numbers in Persian digits (the server does so for the rest of the page).
+  var NATIVE = (document.documentElement.lang || "").split("-")[0] === "fa" ? "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9" : null;
+  function digits(n) {
+    var text = String(n);
+    return NATIVE ? text.replace(/[0-9]/g, function (d) { return NATIVE.charAt(parseInt(d, 10)); }) : text;
+  }
+
   function tickCountdowns() {
     var els = document.querySelectorAll("[data-deadline]");
     for (var i = 0; i < els.length; i++) {
@@ -89,7 +96,7 @@
       }
       skew = parseInt(el.dataset.skew || "0", 10);
       var left = parseInt(el.dataset.deadline, 10) - (Date.now() + skew);
-      el.textContent = String(Math.max(0, Math.ceil(left / 1000)));
+      el.textContent = digits(Math.max(0, Math.ceil(left / 1000)));
       if (left <= 0 && !el.dataset.fired) {
         el.dataset.fired = "1";
         // The server expires the window; ask for the news shortly after the deadline.

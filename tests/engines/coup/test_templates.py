@@ -18,6 +18,7 @@ def context(view, players, me):
     """The context the web layer gives phone.html and board.html."""
     seats = [{"index": s, "name": NAMES[s], "is_bot": False, "is_me": s == me} for s in range(players)]
     return {"view": view, "seats": seats, "me": me, "names": NAMES[:players], "move_url": "/m",
+            "log_template": "games/coup/log_line.html",
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
@@ -61,7 +62,8 @@ def test_templates_render_through_random_games_and_board_hides_face_down_cards()
             board, html = render_all(state, players)
             # The board shows face-up (lost) cards only: a card word there must be a lost card
             # or a public claim; a face-down card never appears as a card tile.
-            tiles = re.findall(r'class="card face-up[^"]*coup-(\w+)"', html)
+            seats_part = html.split('data-test="outcome"')[0]  # the seats, not the end's reveal
+            tiles = re.findall(r'class="board-card lost coup-(\w+)"', seats_part)
             lost = sorted(c for cards in board["lost"] for c in cards)
             assert sorted(tiles) == lost
             assert "card secret" not in html

@@ -17,6 +17,7 @@ def context(view, players, me):
     names = NAMES[:players]
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == me} for s in range(players)]
     return {"view": view, "seats": seats, "me": me, "names": names, "move_url": "/m",
+            "log_template": "games/good_cop_bad_cop/log_line.html",
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 

@@ -22,7 +22,9 @@ def context(state, seat):
     names = [f"Player{i}" for i in range(players)]
     seats = [{"index": i, "name": names[i], "is_bot": False, "is_me": i == seat} for i in range(players)]
     return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
-            "move_url": "/m", "version": 3, "move_id": "x", "csrf_token": "t"}
+            "move_url": "/m",
+            "log_template": "games/good_cop_bad_cop_health/log_line.html",
+            "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
 

@@ -34,7 +34,8 @@ def context(state: dict, seat: int | None) -> dict:
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == seat}
              for s in range(state["players"])]
     return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
-            "move_url": "/m", "version": 3, "move_id": "x", "csrf_token": "t"}
+            "move_url": "/m",
+            "log_template": "games/inside_job/log_line.html", "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
 def phone(state: dict, seat: int) -> str:
@@ -120,7 +121,8 @@ def test_assassination_and_lady_buttons():
 
 def test_phone_shows_own_role_and_known_traitors():
     state = table(5, plain_roles(5, [1, 3]))
-    assert re.search(r'data-test="role"[^>]*>Traitor<', phone(state, 1))
+    # The role lies face-down in its hold-to-peek box (the box itself is the same for every role).
+    assert re.search(r'data-test="role".*?class="ij-role">\s*Traitor\s*<', phone(state, 1), re.S)
     assert "PlayerD" in phone(state, 1).split('data-test="known"')[1][:200]
     assert 'data-test="known"' not in phone(state, 0)
 

@@ -1,0 +1,79 @@
+"""Rebuild the figures from the event log: each finished game's outcome from its replayed moves.
+
+Stats and ratings (``gameplay.stats``, ``gameplay.ratings``) are computed from finished games'
+``Game.outcome`` and seats; the outcome is a cache of what the log says. This command replays
+every finished game (of one group with ``--group``) from its seed and moves, rewrites any outcome
+that differs from the replay (``--check``: only report), and prints each group's figures.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from engines.registry import get_engine
+from gameplay.models import Game
+from gameplay.ratings import leaderboard, rate_games
+from gameplay.selectors import game_replay
+from gameplay.stats import group_records
+from lobby.models import Group, Player
+
+
+def _plain(value):
+    """``value`` as the database's JSON column keeps it (so a dict compares equal to its stored copy)."""
+    return json.loads(json.dumps(value))
+
+
+def outcome_from_log(game: Game) -> dict | None:
+    """The outcome the game's log gives when replayed from its seed (None if the log does not end the game)."""
+    state = game_replay(game, checked=True)
+    outcome = get_engine(game.engine).outcome(state)
+    return None if outcome is None else _plain(outcome)
+
+
+class Command(BaseCommand):
+    help = "Replay finished games, rewrite outcomes that differ from their log, and print groups' figures."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--group", type=int, help="only the games of this group (id)")
+        parser.add_argument("--check", action="store_true", help="report differences, change nothing")
+
+    def handle(self, *args, group: int | None = None, check: bool = False, **options):
+        games = Game.objects.filter(status=Game.FINISHED)
+        groups = Group.objects.order_by("pk")
+        if group is not None:
+            if not Group.objects.filter(pk=group).exists():
+                raise CommandError(f"no group {group}")
+            games, groups = games.filter(group_id=group), groups.filter(pk=group)
+        replayed = differed = 0
+        for game in games.order_by("pk").iterator():
+            try:
+                outcome = outcome_from_log(game)
+            except Exception as error:  # a broken log: say which game, never a traceback
+                raise CommandError(f"game {game.pk}: replay fails: {error}") from error
+            if outcome is None:
+                raise CommandError(f"game {game.pk}: its log does not finish the game")
+            replayed += 1
+            if outcome != _plain(game.outcome):
+                differed += 1
+                self.stdout.write(f"game {game.pk}: recorded outcome differs from its log"
+                                  + ("" if check else "; rewritten from the log"))
+                if not check:
+                    Game.objects.filter(pk=game.pk).update(outcome=outcome)
+        self.stdout.write(f"{replayed} finished games replayed, {differed} outcomes differed"
+                          + (" (not changed: --check)" if check and differed else ""))
+        for each in groups:
+            self._print_group(each)
+        if check and differed:
+            raise CommandError(f"{differed} outcomes differ from their log")
+
+    def _print_group(self, group: Group) -> None:
+        """The group's games and each leaderboard (ranked players: rating and games)."""
+        records = group_records(group)
+        counted = set(Player.objects.filter(memberships__group=group, user__isnull=False).values_list("pk", flat=True))
+        self.stdout.write(f"group {group.pk} {group.name!r}: {len(records)} games")
+        for engine, table in sorted(rate_games(records, counted).items()):
+            ranked, unranked = leaderboard(table)
+            rows = ", ".join(f"{p.name} {p.ordinal:.2f} ({p.games})" for p in ranked) or "-"
+            self.stdout.write(f"  {engine}: ranked {rows}; not yet ranked {len(unranked)}")

@@ -1,0 +1,220 @@
+// The phone as a private hand that can lie on the table (templates/gameplay/table.html).
+// - Hold to peek: a secret ([data-peek]) is rendered face-down; it shows only while a finger (a
+//   pointer) holds its cover ([data-peek-button]) or Space/Enter is held on the focused cover. It
+//   hides on release, when the pointer leaves or the browser takes the touch (a scroll), when the
+//   cover loses focus, when the page is hidden, and after HOLD_MS in any case. The listeners sit on
+//   the document, so they work on every panel htmx swaps in; a panel swapped in while a finger
+//   still holds shows the same secret open until the release.
+// - A first-time hint ([data-peek-hint], rendered hidden) shows until the first peek (localStorage).
+// - While a game runs (#private-view[data-running]) the screen is kept awake (Screen Wake Lock,
+//   where the browser has it), asked again when the page comes back (the browser drops it then).
+// - When this phone's answer becomes awaited (#private-view[data-awaited]) it vibrates and, if the
+//   player turned it on (off by default, remembered in localStorage), beeps; the panel itself
+//   shows the visible cue. The toggle is [data-sound-toggle], hidden without this script.
+// No inline scripts or handlers anywhere: the CSP forbids them.
+(function () {
+  "use strict";
+  var HOLD_MS = 5000;
+  var HINT_KEY = "peek-hint-seen";
+  var SOUND_KEY = "sound-on";
+
+  function store(key, value) {
+    try {
+      if (value === undefined) { return window.localStorage.getItem(key); }
+      window.localStorage.setItem(key, value);
+    } catch (e) { /* private mode or storage off: nothing is remembered */ }
+    return null;
+  }
+
+  // ---- Hold to peek ----
+  var held = null; // the open [data-peek] element
+  var heldId = ""; // its id, to reopen the same secret on a panel swapped in while held
+  var heldPointer = null; // the pointer that holds it (null: a key holds it)
+  var heldUntil = 0;
+  var timer = null;
+
+  function cover(peek) { return peek.querySelector("[data-peek-button]"); }
+
+  function setOpen(peek, open) {
+    peek.classList.toggle("open", open);
+    var button = cover(peek);
+    if (button) { button.setAttribute("aria-expanded", open ? "true" : "false"); }
+    var secret = peek.querySelector(".peek-secret");
+    if (secret) { secret.setAttribute("aria-hidden", open ? "false" : "true"); }
+  }
+
+  function hide() {
+    clearTimeout(timer);
+    timer = null;
+    if (held) { setOpen(held, false); }
+    held = null;
+    heldId = "";
+    heldPointer = null;
+    // The hint goes once a peek has ended, never during one: the page must not move under the finger.
+    showHints();
+  }
+
+  function show(peek, pointerId) {
+    hide();
+    held = peek;
+    heldId = peek.id || "";
+    heldPointer = pointerId;
+    heldUntil = Date.now() + HOLD_MS;
+    setOpen(peek, true);
+    timer = setTimeout(hide, HOLD_MS);
+    hintSeen();
+  }
+
+  document.addEventListener("pointerdown", function (event) {
+    var button = event.target.closest && event.target.closest("[data-peek-button]");
+    if (!button || event.button > 0) { return; }
+    var peek = button.closest("[data-peek]");
+    if (peek) { show(peek, event.pointerId); }
+  });
+  function release(event) {
+    if (held && heldPointer !== null && event.pointerId === heldPointer) { hide(); }
+  }
+  document.addEventListener("pointerup", release);
+  document.addEventListener("pointercancel", release);
+  document.addEventListener("pointerout", function (event) {
+    // The finger slid off the card: hide (moving within the cover's children is no leaving).
+    if (!held || event.pointerId !== heldPointer) { return; }
+    var button = cover(held);
+    if (button && (!event.relatedTarget || !button.contains(event.relatedTarget))) { hide(); }
+  });
+  // A long press must not open the browser's menu or select the card's words.
+  document.addEventListener("contextmenu", function (event) {
+    if (event.target.closest && event.target.closest("[data-peek]")) { event.preventDefault(); }
+  });
+  document.addEventListener("selectstart", function (event) {
+    if (event.target.closest && event.target.closest("[data-peek]")) { event.preventDefault(); }
+  });
+
+  function isPeekKey(event) { return event.key === " " || event.key === "Enter" || event.key === "Spacebar"; }
+  document.addEventListener("keydown", function (event) {
+    var button = event.target.closest && event.target.closest("[data-peek-button]");
+    if (!button || !isPeekKey(event)) { return; }
+    event.preventDefault(); // no page scroll on Space, no click
+    if (event.repeat) { return; } // a held key does not reopen what the timer closed
+    var peek = button.closest("[data-peek]");
+    if (peek) { show(peek, null); }
+  });
+  document.addEventListener("keyup", function (event) {
+    if (held && heldPointer === null && isPeekKey(event)) { hide(); }
+  });
+  document.addEventListener("focusout", function (event) {
+    if (held && heldPointer === null && held.contains(event.target)) { hide(); }
+  });
+  document.addEventListener("visibilitychange", function () { if (document.hidden) { hide(); } });
+  window.addEventListener("pagehide", hide);
+  window.addEventListener("blur", hide);
+
+  // ---- The first-time hint ----
+  function hintSeen() {
+    if (store(HINT_KEY) !== "1") { store(HINT_KEY, "1"); }
+  }
+  function showHints() {
+    if (held) { return; }
+    var seen = store(HINT_KEY) === "1";
+    var hints = document.querySelectorAll("[data-peek-hint]");
+    for (var i = 0; i < hints.length; i++) { hints[i].hidden = seen; }
+  }
+
+  // ---- Wake lock, the awaited cue, the sound ----
+  var lock = null;
+  var wantLock = false;
+  var wasAwaited = null; // null until the first panel is read: a page load does not buzz
+  var audio = null;
+
+  function panel() { return document.getElementById("private-view"); }
+
+  function acquire() {
+    if (!wantLock || lock || document.hidden || !navigator.wakeLock) { return; }
+    navigator.wakeLock.request("screen").then(function (sentinel) {
+      lock = sentinel;
+      document.body.dataset.wakeLock = "on";
+      sentinel.addEventListener("release", function () {
+        if (lock === sentinel) { lock = null; delete document.body.dataset.wakeLock; }
+      });
+      if (!wantLock) { release_(); }
+    }).catch(function () { /* refused (battery saver, no user activation yet): asked again later */ });
+  }
+  function release_() {
+    var sentinel = lock;
+    lock = null;
+    delete document.body.dataset.wakeLock;
+    if (sentinel) { sentinel.release().catch(function () {}); }
+  }
+
+  function soundOn() { return store(SOUND_KEY) === "1"; }
+
+  function beep() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) { return; }
+    try {
+      audio = audio || new Ctx();
+      if (audio.state === "suspended") { audio.resume(); }
+      var now = audio.currentTime;
+      [0, 0.22].forEach(function (offset) {
+        var osc = audio.createOscillator();
+        var gain = audio.createGain();
+        osc.type = "sine";
+        osc.frequency.value = 880;
+        gain.gain.setValueAtTime(0.0001, now + offset);
+        gain.gain.exponentialRampToValueAtTime(0.25, now + offset + 0.02);
+        gain.gain.exponentialRampToValueAtTime(0.0001, now + offset + 0.18);
+        osc.connect(gain);
+        gain.connect(audio.destination);
+        osc.start(now + offset);
+        osc.stop(now + offset + 0.2);
+      });
+    } catch (e) { /* no audio here */ }
+  }
+
+  function notice() {
+    if (navigator.vibrate) {
+      try { navigator.vibrate([200, 100, 200]); } catch (e) { /* not allowed yet */ }
+    }
+    if (soundOn()) { beep(); }
+    document.body.dataset.buzzed = String((parseInt(document.body.dataset.buzzed || "0", 10) || 0) + 1);
+  }
+
+  function readPanel() {
+    var el = panel();
+    wantLock = !!(el && el.hasAttribute("data-running"));
+    if (wantLock) { acquire(); } else { release_(); }
+    var awaited = !!(el && el.hasAttribute("data-awaited"));
+    document.body.classList.toggle("awaited", awaited);
+    if (awaited && wasAwaited === false) { notice(); }
+    wasAwaited = awaited;
+    showHints();
+    // A panel swapped in while a finger (or key) still holds shows the same secret, until the release.
+    if (heldId && Date.now() < heldUntil && (!held || !document.contains(held))) {
+      var again = document.getElementById(heldId);
+      if (again && again.hasAttribute("data-peek")) { held = again; setOpen(again, true); } else { hide(); }
+    }
+  }
+
+  function soundButtons() {
+    var on = soundOn();
+    var buttons = document.querySelectorAll("[data-sound-toggle]");
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].hidden = false;
+      buttons[i].setAttribute("aria-pressed", on ? "true" : "false");
+    }
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-sound-toggle]");
+    if (!button) { return; }
+    store(SOUND_KEY, soundOn() ? "0" : "1");
+    soundButtons();
+    if (soundOn()) { beep(); } // the tap unlocks audio, and the player hears what it sounds like
+  });
+  // A wake lock may need a user gesture first: any tap asks again while a game runs.
+  document.addEventListener("pointerup", acquire);
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) { acquire(); } });
+
+  document.addEventListener("htmx:afterSwap", readPanel);
+  soundButtons();
+  readPanel();
+})();
