@@ -33,11 +33,7 @@ def game_replay(game: Game, *, upto: int | None = None, checked: bool = False):
     state = engine.setup(game.players, game.options, int(game.seed))
     moves = game.moves.all() if upto is None else game.moves.filter(seq__lte=upto)
     pairs = moves.values_list("seat", "action")
-    if not checked:
-        return engine.replay(state, pairs)
-    for seat, action in pairs:
-        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
-    return state
+    return engine.replay_checked(state, pairs) if checked else engine.replay(state, pairs)
 
 
 def game_state(game: Game):

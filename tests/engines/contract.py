@@ -32,10 +32,7 @@ def play_random(engine, players: int, options: dict, seed: int, *, max_steps: in
 
 def replay(engine, players: int, options: dict, seed: int, moves):
     """The state from setup(seed) folded over the recorded moves."""
-    state = engine.setup(players, options, seed)
-    for seat, action in moves:
-        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
-    return state
+    return engine.replay_checked(engine.setup(players, options, seed), moves)
 
 
 def assert_view_ok(engine, state, seat):

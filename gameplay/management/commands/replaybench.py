@@ -42,10 +42,7 @@ def longest_log(engine, players: int, moves: int, seeds: int) -> tuple[int, list
 
 def checked_fold(engine, players: int, options: dict, seed: int, log: list):
     """The log judged again move by move through ``apply`` (as ``verify_game`` does)."""
-    state = engine.setup(players, options, seed)
-    for seat, action in log:
-        state = engine.on_timeout(state) if seat is None else engine.apply(state, seat, action)
-    return state
+    return engine.replay_checked(engine.setup(players, options, seed), log)
 
 
 def fast_fold(engine, players: int, options: dict, seed: int, log: list):
