@@ -438,8 +438,9 @@ def seat_to_bot(*, game: Game, index: int, policy: str = "heuristic") -> None:
         if gseat.bot:
             return
         gseat.bot = policy
-        gseat.name = f"{gseat.name} (bot)"[:40]
-        gseat.save()  # the player stays on the game seat, so the game stays in their history
+        # The name stays the player's: pages draw the bot mark from ``bot`` (seats_info's is_bot),
+        # in each reader's language, never a word stored in the name.
+        gseat.save(update_fields=["bot"])  # the player stays on the game seat, so the game stays in their history
         bots = {s.index for s in game.seats.exclude(bot="")}
         game.bot_due = bot_due(game.awaiting, game.countdown, bots)
         Game.objects.filter(pk=game.pk).update(bot_due=game.bot_due)

@@ -150,6 +150,7 @@ def test_host_hands_a_departed_players_seat_to_a_bot(table_with):
     people[0].post(f"/t/{table.code}/host/bot/", {"seat": "3"})
     seat = game.seats.get(index=3)
     assert seat.bot == "heuristic" and seat.player == people[3].player  # still in their history
+    assert seat.name == "P4"  # no word stored in the name: pages draw the bot mark from ``bot``
     (leader,) = awaited_movers(game)
     if leader == 3:
         response = people[3].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, 3)[0]))
