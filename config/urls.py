@@ -11,9 +11,10 @@ from django.urls import include, path
 from django.views.decorators.http import require_GET
 from django.views.generic import TemplateView
 
-from gameplay import controls
+from gameplay import controls, nights
 from gameplay import group_views as group
 from gameplay import views as game
+from lobby import account
 from lobby import views as lobby
 
 
@@ -62,6 +63,10 @@ urlpatterns = [
     path("t/<code:code>/host/resume/", controls.host_resume, name="host_resume"),
     path("t/<code:code>/host/end/", controls.host_end, name="host_end"),
     path("t/<code:code>/host/bot/", controls.host_bot, name="host_bot"),
+    # Game nights: the host opens and closes a series; its summary (players, hosts, group members only).
+    path("t/<code:code>/host/night/start/", controls.host_night_start, name="host_night_start"),
+    path("t/<code:code>/host/night/end/", controls.host_night_end, name="host_night_end"),
+    path("t/<code:code>/nights/<int:night_id>/", nights.night_summary, name="night_summary"),
     # The host role changes hands: to a seated player, or to a tablet by a one-time link.
     path("t/<code:code>/host/pass/", lobby.host_pass, name="host_pass"),
     path("t/<code:code>/host/link/", lobby.host_link_create, name="host_link_create"),
@@ -83,6 +88,9 @@ urlpatterns = [
     path("j/<str:token>/", group.group_join, name="group_join"),
     path("stats/", group.my_stats, name="my_stats"),
     path("stats/my-games.<str:fmt>", group.my_export, name="my_export"),
+    # Your data: the account page (downloads) and deleting the account (a POST with the password).
+    path("account/", account.account, name="account"),
+    path("account/delete/", group.account_delete, name="account_delete"),
     path("ratings/about/", group.ratings_about, name="ratings_about"),
     path("rules/", game.rules_index, name="rules_index"),
     path("rules/<str:engine>/", game.rules, name="rules"),

@@ -1,7 +1,10 @@
 """Small charts drawn on the server as SVG geometry (templates/stats/_*_chart.html): no script, no library.
 
-Functions here turn figures into coordinates; the templates draw them and put every word
-through translation, so a chart reads the same in every language (numbers are plain digits).
+Functions here turn figures into coordinates and the values to label; the templates draw them,
+put every word through translation and write every shown number in the page language's own
+digits (Persian digits on a Persian page) with the one digit mapping of ``game_tags``: the
+``{% nativedigits %}`` tag for the text, the ``digits`` filter for the label attribute. The
+geometry stays in ASCII digits, as SVG needs (attributes are never rewritten).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""Group pages (members only: anyone else gets 404), invite links, a player's stats, the ratings page.
+"""Group pages (members only: anyone else gets 404), invite links, a player's stats, the ratings page,
+the player's downloads and the deletion of their account.
 
-Figures come from finished games' outcomes (``gameplay.stats``, ``gameplay.ratings``), never a
-running game's state. A group's pages answer 404 to non-members, so nobody learns a group exists.
+Figures come from finished games' outcomes and logs (``gameplay.stats``, ``gameplay.ratings``), never
+a running game's state. A group's pages answer 404 to non-members, so nobody learns a group exists.
+Secret figures (``stats.PRIVATE_FIGURES``) appear only on the player's own page and download.
 """
 
 from __future__ import annotations
@@ -11,16 +13,23 @@ import io
 import json
 
 from django.contrib import messages
+from django.contrib.auth import logout
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config import limits
 from engines.registry import ENGINES
+from gameplay import services
 from gameplay.charts import bar_chart, line_chart
+from gameplay.models import Game, GameSeat
 from gameplay.ratings import MIN_GAMES, leaderboard, rate_games
 from gameplay.stats import (
+    COUP_FIGURES,
+    INSIDE_JOB_FIGURES,
     GameRecord,
     export_rows,
     game_nights,
@@ -28,9 +37,10 @@ from gameplay.stats import (
     head_to_head,
     player_records,
     player_stats,
+    public_figures,
     stats_context,
 )
-from lobby import groups
+from lobby import account, groups
 from lobby.models import Group, Membership, Player
 from lobby.network import lan_base_url
 from lobby.services import LobbyError
@@ -46,7 +56,7 @@ def _member_group(request: HttpRequest, group_id: int) -> Group:
 
 def _counted(group: Group) -> dict[int, Player]:
     """The members whose games count (accounts; a guest member counts once they sign up), by player id."""
-    members = Player.objects.filter(memberships__group=group, user__isnull=False)
+    members = Player.objects.filter(memberships__group=group, user__isnull=False, deleted=False)
     return {p.pk: p for p in members}
 
 
@@ -90,13 +100,15 @@ def _leaderboards(records: list[GameRecord], counted: dict[int, Player]) -> list
 def group_detail(request: HttpRequest, group_id: int) -> HttpResponse:
     """A group: members with their figures, leaderboards per game, the invite link, recent games."""
     group = _member_group(request, group_id)
-    records = group_records(group)
+    records = group_records(group, figures=True)
     counted = _counted(group)
     members = []
     for membership in group.memberships.select_related("player"):
         player = membership.player
         stats = player_stats(records, player.pk) if player.pk in counted else None
-        members.append({"player": player, "guest": player.pk not in counted, "stats": stats})
+        members.append({"player": player, "guest": player.pk not in counted, "stats": stats,
+                        "figures": public_figures(stats.figures) if stats else {}})
+    played = {r.engine for r in records}
     recent = [{"title": _title(r.engine), "finished": r.finished, "names": list(r.names),
                "winners": [r.names[s] for s in sorted(r.winners)]} for r in reversed(records[-10:])]
     nights = [{"key": n.key, "started": n.started, "games": len(n.games)} for n in reversed(game_nights(records)[-5:])]
@@ -107,6 +119,8 @@ def group_detail(request: HttpRequest, group_id: int) -> HttpResponse:
         "boards": _leaderboards(records, counted),
         "min_games": MIN_GAMES,
         "games": len(records),
+        "figure_members": [m for m in members if m["figures"]],
+        "coup_played": "coup" in played, "inside_job_played": "inside_job" in played,
         "recent": recent,
         "is_maker": group.created_by_id == request.player.pk,
         "invite_url": lan_base_url(request) + reverse("group_join", args=[group.invite_token]),
@@ -128,7 +142,7 @@ def group_player(request: HttpRequest, group_id: int, player_id: int) -> HttpRes
     player = counted.get(player_id)
     if player is None:
         raise Http404("not a counted member")
-    records = group_records(group)
+    records = group_records(group, figures=True)
     stats = _titled(stats_context(player_stats(records, player.pk)))
     ratings = []
     for engine, table in sorted(rate_games(records, set(counted)).items()):
@@ -146,7 +160,8 @@ def group_player(request: HttpRequest, group_id: int, player_id: int) -> HttpRes
         if h2h.games:
             rivals.append({"player": other, "h2h": h2h})
     return render(request, "stats/player.html", {
-        "group": group, "subject": player, "stats": stats, "ratings": ratings, "rivals": rivals,
+        "group": group, "subject": player, "subject_name": account.shown_player_name(player),
+        "stats": stats, "ratings": ratings, "rivals": rivals,
         "role_chart": bar_chart(stats["by_role"]), "min_games": MIN_GAMES,
     })
 
@@ -157,9 +172,11 @@ def my_stats(request: HttpRequest) -> HttpResponse:
     player = request.player
     if not player:
         return redirect(f"{reverse('login')}?next={reverse('my_stats')}")
-    stats = _titled(stats_context(player_stats(player_records(player), player.pk)))
+    # Their own page: their secret figures (the Sabotage cards they played) show too.
+    stats = _titled(stats_context(player_stats(player_records(player, figures=True), player.pk), private=True))
     return render(request, "stats/player.html", {
-        "group": None, "subject": player, "stats": stats, "ratings": [], "rivals": [],
+        "group": None, "subject": player, "subject_name": account.shown_player_name(player),
+        "stats": stats, "ratings": [], "rivals": [],
         "role_chart": bar_chart(stats["by_role"]), "min_games": MIN_GAMES,
         "groups": groups.player_groups(player), "guest": player.user_id is None,
     })
@@ -229,6 +246,8 @@ def group_fair_deals(request: HttpRequest, group_id: int) -> HttpResponse:
 
 
 EXPORT_FIELDS = ["game", "engine", "finished", "players", "seat", "won", "team", "role", "names"]
+# The log's figures as CSV columns after those (empty where the game has no such figure).
+EXPORT_FIGURES = [*COUP_FIGURES, *INSIDE_JOB_FIGURES]
 
 
 def _cell(text: str) -> str:
@@ -242,15 +261,16 @@ def my_export(request: HttpRequest, fmt: str) -> HttpResponse:
     player = request.player
     if not player:
         return redirect(f"{reverse('login')}?next={reverse('my_stats')}")
-    rows = export_rows(player_records(player), player.pk)
+    rows = export_rows(player_records(player, figures=True), player.pk)
     if fmt == "json":
         response = HttpResponse(json.dumps(rows, ensure_ascii=False, indent=1), content_type="application/json")
     elif fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS)
+        writer = csv.DictWriter(out, fieldnames=[*EXPORT_FIELDS, *EXPORT_FIGURES])
         writer.writeheader()
         for row in rows:
-            writer.writerow({**row, "names": _cell("; ".join(row["names"]))})
+            figures = row.pop("figures")
+            writer.writerow({**row, **figures, "names": _cell("; ".join(row["names"]))})
         response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     else:
         raise Http404("no such format")
@@ -274,3 +294,64 @@ def group_night(request: HttpRequest, group_id: int, night: int) -> HttpResponse
         "games": [{"title": _title(r.engine), "finished": r.finished,
                    "winners": [r.names[s] for s in sorted(r.winners)]} for r in found.games],
     })
+
+
+def _running_seat_refusal(player: Player) -> str | None:
+    """Why deletion waits (a message), for a seat in a running game the table's seats no longer show.
+
+    The lobby refuses for a seat at a table whose game runs (``account.deletion_refusal``); a seat
+    moved to another phone by a seat link is still this player's seat in the running game.
+    """
+    if GameSeat.objects.filter(player=player, bot="", game__status=Game.RUNNING).exists():
+        return _("You are playing a game that is still running. Finish it, or ask the host to hand your "
+                 "seat to a bot, then delete your account.")
+    return None
+
+
+def _account_username(group: str, request: HttpRequest) -> str:
+    """The account a deletion attempt is for: password tries count with the log-in's, per username."""
+    return request.user.get_username().casefold()[:150]
+
+
+@require_http_methods(["GET", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Delete my account: GET asks for the password (and says what goes and what stays); only a POST deletes.
+
+    What is deleted (``lobby.account.account_erase``): the user, the nickname, group memberships
+    (a group they made passes to its longest-standing member), seats at idle tables and every
+    session signed in to it; here, in the same transaction, the names stored on their game seats.
+    Their games stay in the others' history, stats and replays under a neutral name. Refused while
+    they play or host a running game. A wrong password changes nothing (and counts as a log-in try).
+    """
+    user = request.user
+    player = Player.objects.filter(user=user, deleted=False).first() if user.is_authenticated else None
+    if player is None:
+        return redirect(f"{reverse('login')}?next={reverse('account_delete')}")
+    refusal = account.deletion_refusal(player) or _running_seat_refusal(player)
+    form = account.DeleteAccountForm(user, request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        if limits.limited(request, "login_user", key=_account_username):
+            return limits.too_many(request, _("Too many tries. Wait a minute, then try again."))
+        if refusal:
+            status = 409
+        elif not form.is_valid():
+            status = 400
+        else:
+            try:
+                with transaction.atomic():
+                    refusal = _running_seat_refusal(player)
+                    if refusal:
+                        raise LobbyError(refusal)
+                    # The lobby's part checks again under the tables' locks (LobbyError: nothing changed).
+                    account.account_erase(player=player, user=user)
+                    GameSeat.objects.filter(player=player).update(name="")
+                    services.forget_ender(player=player)
+            except LobbyError as error:
+                refusal, status = str(error), 409
+            else:
+                logout(request)
+                messages.success(request, _("Your account is deleted. Your games stay in the other "
+                                            "players' history under a neutral name."))
+                return redirect("home")
+    return render(request, "lobby/account_delete.html", {"form": form, "refusal": refusal}, status=status)

@@ -138,3 +138,33 @@ class SeatHandover(models.Model):
 
     class Meta:
         ordering = ["created"]
+
+
+class GameNight(models.Model):
+    """An evening's series at one table, started and ended by the host (``gameplay.nights``).
+
+    Its games are the table's games that finished while it was open (``started`` <= finished
+    <= ``ended``, or still open): no field on Game, the finish times say it. At most one open
+    night per table.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="nights")
+    # The host who started it (they may see its summary even after the host role changed hands).
+    created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="started_nights")
+    # The group the table played for when the night started (its members may see the summary).
+    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="nights")
+    started = models.DateTimeField()
+    ended = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started", "-pk"]
+        constraints = [
+            # A double tap on "Start a game night" never opens two.
+            models.UniqueConstraint(fields=["table"], condition=models.Q(ended__isnull=True),
+                                    name="one_open_night_per_table"),
+        ]
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended is None

@@ -9,7 +9,8 @@ host's holds the controls, which post to the very views the host's phone uses
 Nothing here reads a game's state or an engine view: only the lobby's seats and settings, the
 game row's public info (``game_public_info``: never the seed before the end), the seats' names
 and which phones are asleep (both shown on the public board already). So the moderator, who
-may be the tablet everyone looks at, can never be shown a secret.
+may be the tablet everyone looks at, can never be shown a secret. The game-night control
+(``templates/gameplay/night_controls.html``) reads only whether a night is open and since when.
 """
 
 from __future__ import annotations

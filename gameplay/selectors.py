@@ -20,6 +20,7 @@ from engines.base import seat_team
 from engines.registry import get_engine
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, Move, SeatHandover
 from gameplay.seats import game_seats, seat_index
+from lobby.account import shown_seat_name
 from lobby.models import Player, Table
 
 
@@ -72,6 +73,8 @@ def game_public_info(game: Game) -> dict:
         "seed_hash": game.seed_hash,
         "seed": game.seed if game.over else None,
         "outcome": game.outcome,
+        # The table's settings the game was dealt with: public (the lobby shows them before the start).
+        "options": game.options,
         "timer_seconds": game.timer_seconds,
         "deadline_ms": deadline_ms,
         "paused": game.paused,
@@ -91,7 +94,8 @@ def seats_info(game: Game, me: int | None) -> list[dict]:
     # Names stay plain data; templates draw the bot mark from is_bot (templates/icons/bot_mark.html),
     # a drawing and a word rather than an emoji a font may lack.
     return [
-        {"index": s.index, "name": s.name, "is_bot": bool(s.bot), "is_me": s.index == me}
+        # A deleted account's seat (its stored name erased) reads as the neutral name.
+        {"index": s.index, "name": shown_seat_name(s.name), "is_bot": bool(s.bot), "is_me": s.index == me}
         for s in game_seats(game)
     ]
 
@@ -181,7 +185,7 @@ def player_history(*, player: Player) -> list[dict]:
             {
                 "game": game_public_info(game),
                 "seat": gseat.index,
-                "names": list(game.seats.values_list("name", flat=True)),
+                "names": [shown_seat_name(name) for name in game.seats.values_list("name", flat=True)],
                 "won": gseat.index in winners,
                 "team": seat_team(outcome, gseat.index) if outcome else None,
                 "role": _revealed_role(outcome, gseat.index),
@@ -191,7 +195,7 @@ def player_history(*, player: Player) -> list[dict]:
         )
     seated = {row["game"]["id"] for row in rows}
     for game in Game.objects.filter(moderator=player).exclude(pk__in=seated).order_by("-created")[:200]:
-        names = list(game.seats.values_list("name", flat=True))
+        names = [shown_seat_name(name) for name in game.seats.values_list("name", flat=True)]
         rows.append({"game": game_public_info(game), "seat": None, "names": names, "won": False, "team": None,
                      "role": None, "bot": "", "as_moderator": True})
     rows.sort(key=lambda row: row["game"]["created"], reverse=True)

@@ -415,17 +415,29 @@ def timer_resume(*, game: Game) -> None:
         _changed(game)
 
 
-def game_end_early(*, game: Game, by: str = "") -> None:
-    """The host (named ``by``) stops the game: recorded as ended, nobody wins, the seed is revealed."""
+def game_end_early(*, game: Game, by: Player | None = None) -> None:
+    """The host (``by``) stops the game: recorded as ended, nobody wins, the seed is revealed.
+
+    The outcome names the host as the end screen says it (``by``) and keeps their player id
+    (``by_player``), so a deleted account's name can be taken out again (``forget_ender``).
+    """
     with _locked_game(game.pk) as game:
         if game.over:
             return
         game.status = Game.ENDED
-        game.outcome = {"winners": [], "reason": "ended_by_host", **({"by": by} if by else {})}
+        ender = {"by": by.nickname, "by_player": by.pk} if by is not None else {}
+        game.outcome = {"winners": [], "reason": "ended_by_host", **ender}
         game.finished = timezone.now()
         game.window, game.deadline, game.countdown = "", None, None
         _free_table(game)
         _changed(game)
+
+
+def forget_ender(*, player: Player) -> None:
+    """Take a deleted account's name out of the games it ended early (the end screen then says "the host")."""
+    for game in Game.objects.filter(outcome__by_player=player.pk):
+        game.outcome = {k: v for k, v in game.outcome.items() if k not in ("by", "by_player")}
+        game.save(update_fields=["outcome"])
 
 
 def seat_to_bot(*, game: Game, index: int, policy: str = "heuristic") -> None:

@@ -1,23 +1,55 @@
 """Figures from finished games: games played, wins and win rates by game, role, seat and table size;
-streaks; head-to-head.
+streaks; head-to-head; Coup's bluffs and challenges; Inside Job's sabotaged missions and Merlin found.
 
 The event log is the source of truth: a finished game's ``Game.outcome`` is the engine's outcome
 of its replayed log (``manage.py stats_rebuild`` checks and rewrites it), and everything here is
 derived from those outcomes and the game seats, by pure functions over ``GameRecord`` rows. Only
 finished games count: a running game's state, and a game the host ended early, never enter.
+
+The per-seat figures of a game that an outcome does not hold (bluffs, sabotage, the Assassin's
+guess) come from replaying the game's moves through its engine (:func:`log_figures`); since a
+finished game's log never changes, they are kept in the cache per game (:func:`games_figures`),
+and ``manage.py stats_rebuild`` computes them all again from the log.
+
+What each figure counts (all of it public once the game is over, except where marked):
+
+- Coup. ``claims``: character claims made (an action that names a character, or a block).
+  ``bluffs``: claims of a character the player did not hold at that moment (for Embezzle, which
+  claims *no* Duke: holding one). ``bluffs_caught``: the player's bluffs exposed by a challenge.
+  ``catches``: the player's challenges that exposed a bluff. ``challenges_lost``: the player's
+  challenges of an honest claim, which the claimer proved.
+- Inside Job. Who played a Sabotage card is never made public (the rules page: the public sees
+  only how many), and the end of the game reveals roles, not cards. So ``sabotaged_missions``
+  counts what the reveal makes public: missions that failed by Sabotage cards while the player
+  was on the team as a Traitor (two Traitors on a mission failed by one card both count).
+  ``sabotage_cards``, the Sabotage cards the player really played, is the player's own secret:
+  in ``PRIVATE_FIGURES``, shown only on their own stats page and in their own download.
+  Avalon's Merlin variant: ``assassin_guesses`` (the Assassin named someone), ``merlin_found``
+  (the Assassin named Merlin) and ``found_as_merlin`` (the Assassin named this player, Merlin).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
+from django.core.cache import cache
 from django.db.models import QuerySet
 
-from engines.base import seat_team
-from gameplay.models import Game
+from config.resilience import cache_guard
+from engines.base import Engine, State, seat_team
+from engines.registry import get_engine
+from gameplay.models import Game, Move
+from lobby.account import shown_seat_name
 from lobby.models import Group, Player
+
+logger = logging.getLogger(__name__)
+
+# One seat's figures from the log (``log_figures``): figure name -> count.
+SeatFigures = dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -35,6 +67,8 @@ class GameRecord:
     teams: tuple[str | None, ...]
     roles: tuple[str | None, ...]
     team_game: bool
+    # By seat: the figures its log gives (``log_figures``); () when they were not asked for.
+    figures: tuple[SeatFigures, ...] = field(default=(), hash=False)
 
     def seat_of(self, player_id: int) -> int | None:
         """The seat ``player_id`` played in this game, or None."""
@@ -65,8 +99,8 @@ def seat_role(engine: str, outcome: dict, seat: int) -> str | None:
     return None
 
 
-def record_of(game: Game, seats: Iterable) -> GameRecord:
-    """The record of a finished game row with its GameSeats (in index order)."""
+def record_of(game: Game, seats: Iterable, figures: tuple[SeatFigures, ...] = ()) -> GameRecord:
+    """The record of a finished game row with its GameSeats (in index order), and its figures if given."""
     outcome = game.outcome or {}
     ordered = sorted(seats, key=lambda s: s.index)
     # A seat a bot finished for its player (a departed phone) still counts as that player's game.
@@ -77,28 +111,192 @@ def record_of(game: Game, seats: Iterable) -> GameRecord:
         finished=game.finished,
         players=game.players,
         seat_players=tuple(players),
-        names=tuple(s.name for s in ordered),
+        # A deleted account's seats read as the neutral name (their stored names were erased).
+        names=tuple(shown_seat_name(s.name) for s in ordered),
         winners=frozenset(int(w) for w in outcome.get("winners", [])),
         teams=tuple(seat_team(outcome, i) for i in range(len(ordered))),
         roles=tuple(seat_role(game.engine, outcome, i) for i in range(len(ordered))),
         team_game=bool(outcome.get("teams")),
+        figures=figures,
     )
 
 
-def finished_games(games: QuerySet[Game]) -> list[GameRecord]:
-    """Records of the finished games in ``games``, oldest first (the order ratings are played in)."""
-    rows = games.filter(status=Game.FINISHED, outcome__isnull=False).order_by("finished", "pk")
-    return [record_of(game, game.seats.all()) for game in rows.prefetch_related("seats")]
+def finished_games(games: QuerySet[Game], *, figures: bool = False) -> list[GameRecord]:
+    """Records of the finished games in ``games``, oldest first (the order ratings are played in).
+
+    ``figures``: with each game's figures from its log (``games_figures``: the cache, or a replay).
+    """
+    rows = list(games.filter(status=Game.FINISHED, outcome__isnull=False).order_by("finished", "pk")
+                .prefetch_related("seats"))
+    found = games_figures(rows) if figures else {}
+    return [record_of(game, game.seats.all(), found.get(game.pk, ())) for game in rows]
 
 
-def group_records(group: Group) -> list[GameRecord]:
-    """The finished games played for ``group``, oldest first."""
-    return finished_games(Game.objects.filter(group=group))
+def group_records(group: Group, *, figures: bool = False) -> list[GameRecord]:
+    """The finished games played for ``group``, oldest first (``figures``: with the log's figures)."""
+    return finished_games(Game.objects.filter(group=group), figures=figures)
 
 
-def player_records(player: Player) -> list[GameRecord]:
+def player_records(player: Player, *, figures: bool = False) -> list[GameRecord]:
     """Every finished game ``player`` had a seat in (any group or none), oldest first."""
-    return finished_games(Game.objects.filter(seats__player=player).distinct())
+    return finished_games(Game.objects.filter(seats__player=player).distinct(), figures=figures)
+
+
+# ------------------------------------------------------------------ figures from the log
+
+# Bump when a figure's definition changes: every cached figure is then computed afresh.
+FIGURES_VERSION = 1
+COUP_FIGURES = ("claims", "bluffs", "bluffs_caught", "catches", "challenges_lost")
+INSIDE_JOB_FIGURES = ("sabotaged_missions", "sabotage_cards", "assassin_guesses", "merlin_found", "found_as_merlin")
+# The figures each game has (the other games have none).
+FIGURES: dict[str, tuple[str, ...]] = {"coup": COUP_FIGURES, "inside_job": INSIDE_JOB_FIGURES}
+# Figures only the player themself may see: who played a Sabotage card stays secret for good.
+PRIVATE_FIGURES = frozenset({"sabotage_cards"})
+# A finished game's log never changes: its figures keep until the version changes (or the cache forgets).
+FIGURES_CACHE_SECONDS = 60 * 60 * 24 * 30
+# Moves read per query when many games' figures are computed at once.
+_MOVES_CHUNK = 200
+
+Moves = Sequence[tuple[int | None, dict | None]]
+
+
+def log_figures(engine_name: str, players: int, options: dict, seed: int, moves: Moves) -> tuple[SeatFigures, ...]:
+    """Each seat's figures from a game's log: setup(seed) folded over ``moves`` through the engine.
+
+    Raises whatever the engine raises for a log it cannot replay. A game without figures gives
+    an empty dict per seat.
+    """
+    if engine_name not in FIGURES:
+        return tuple({} for _ in range(players))
+    engine = get_engine(engine_name)
+    state = engine.setup(players, options, seed)
+    if engine_name == "coup":
+        return _coup_figures(engine, state, options, moves, players)
+    return _inside_job_figures(engine, state, moves, players)
+
+
+def _coup_claim(action: dict, inquisitor: bool) -> str | None:
+    """The character a Coup move claims (``no_duke`` for Embezzle), or None for a move that claims none."""
+    from engines.coup.cards import TURN_ACTIONS, claim_of
+
+    kind = action.get("type")
+    if kind == "block":
+        return str(action.get("as"))
+    if kind in TURN_ACTIONS:
+        return claim_of(str(kind), inquisitor)
+    return None
+
+
+def _coup_figures(engine: Engine, state: State, options: dict, moves: Moves, players: int) -> tuple[SeatFigures, ...]:
+    """Claims and bluffs from each claimer's own hand at the moment of the claim; challenges from the public log.
+
+    The state is replayed up to each claiming move, and the claimer's own view says what they
+    held then. The public log then lists the claims (``declare`` with a claim, ``block``) in the
+    same order, each ``challenge`` of one, and the ``reveal`` (or ``reveal_all``) that judged it.
+    """
+    from engines.coup.cards import DUKE, NO_DUKE
+
+    inquisitor = bool(options.get("inquisitor"))
+    figures = [dict.fromkeys(COUP_FIGURES, 0) for _ in range(players)]
+    bluffs: list[tuple[int, bool]] = []  # (seat, bluffed) for each claiming move, in order
+    waiting: list[tuple[int | None, dict | None]] = []
+    for seat, action in moves:
+        claim = _coup_claim(action or {}, inquisitor) if seat is not None else None
+        if seat is not None and claim is not None:
+            state = engine.replay(state, waiting)
+            waiting = []
+            hand = engine.view(state, seat)["hand"]
+            bluffs.append((seat, DUKE in hand if claim == NO_DUKE else claim not in hand))
+        waiting.append((seat, action))
+    state = engine.replay(state, waiting)
+    claims = iter(bluffs)
+    latest: dict[int, bool] = {}  # seat -> whether their latest claim was a bluff
+    on_trial: tuple[int, int, bool] | None = None  # (challenger, claimer, bluffed)
+    for entry in engine.view(state, None)["log"]:
+        event = entry.get("event")
+        if (event == "declare" and entry.get("claim")) or event == "block":
+            seat, bluffed = next(claims)
+            figures[seat]["claims"] += 1
+            figures[seat]["bluffs"] += bluffed
+            latest[seat] = bluffed
+        elif event == "challenge":
+            against = int(entry["against"])
+            on_trial = (int(entry["seat"]), against, latest.get(against, False))
+        elif event in ("reveal", "reveal_all") and on_trial is not None:
+            challenger, claimer, bluffed = on_trial
+            on_trial = None
+            if entry.get("proved"):
+                figures[challenger]["challenges_lost"] += 1
+            elif bluffed:
+                figures[claimer]["bluffs_caught"] += 1
+                figures[challenger]["catches"] += 1
+    return tuple(figures)
+
+
+def _inside_job_figures(engine: Engine, state: State, moves: Moves, players: int) -> tuple[SeatFigures, ...]:
+    """Sabotaged missions from the public mission results and the end's reveal; the Assassin's guess; own cards."""
+    figures = [dict.fromkeys(INSIDE_JOB_FIGURES, 0) for _ in range(players)]
+    for seat, action in moves:
+        if seat is not None and (action or {}).get("type") == "play" and (action or {}).get("card") == "sabotage":
+            figures[seat]["sabotage_cards"] += 1
+    state = engine.replay(state, moves)
+    outcome: dict[str, Any] = engine.outcome(state) or {}
+    # The roles are public once the game is over (and only then).
+    traitors = set((outcome.get("teams") or {}).get("traitors", []))
+    for entry in engine.view(state, None)["log"]:
+        event = entry.get("event")
+        if event == "mission" and entry.get("result") == "fail" and entry.get("sabotage"):
+            for seat in entry.get("team", []):
+                if seat in traitors:
+                    figures[seat]["sabotaged_missions"] += 1
+        elif event == "assassinate":
+            figures[int(entry["assassin"])]["assassin_guesses"] += 1
+            if entry.get("hit"):
+                figures[int(entry["assassin"])]["merlin_found"] += 1
+                figures[int(entry["target"])]["found_as_merlin"] += 1
+    return tuple(figures)
+
+
+def figures_key(game: Game) -> str:
+    """The cache key of a game's figures (a finished game's log, and so its figures, never change)."""
+    return f"stats:figures:{FIGURES_VERSION}:{game.pk}:{game.version}"
+
+
+def game_log_figures(game: Game, moves: Moves | None = None) -> tuple[SeatFigures, ...]:
+    """A game's figures replayed from its log (``moves``: its (seat, action) pairs, read if not given)."""
+    if moves is None:
+        moves = list(game.moves.order_by("seq").values_list("seat", "action"))
+    return log_figures(game.engine, game.players, game.options, int(game.seed), moves)
+
+
+def games_figures(games: Sequence[Game], *, refresh: bool = False) -> dict[int, tuple[SeatFigures, ...]]:
+    """Each game's figures by id: from the cache, else replayed from its log (and kept in the cache).
+
+    ``refresh``: replay every game, never read the cache (``manage.py stats_rebuild``). A log that
+    cannot be replayed gives no figures (logged; the command says which game), never an error page.
+    """
+    keyed = {game.pk: figures_key(game) for game in games if game.engine in FIGURES}
+    cached: dict[str, Any] = {}
+    if keyed and not refresh:
+        cached = cache_guard(lambda: cache.get_many(list(keyed.values())), {}, "stats figures")
+    found = {pk: tuple(cached[key]) for pk, key in keyed.items() if key in cached}
+    missing = [game for game in games if game.pk in keyed and game.pk not in found]
+    moves: dict[int, list[tuple[int | None, dict | None]]] = {game.pk: [] for game in missing}
+    for start in range(0, len(missing), _MOVES_CHUNK):
+        ids = [game.pk for game in missing[start:start + _MOVES_CHUNK]]
+        rows = Move.objects.filter(game_id__in=ids).order_by("game_id", "seq").values_list("game_id", "seat", "action")
+        for game_id, seat, action in rows:
+            moves[game_id].append((seat, action))
+    fresh: dict[int, tuple[SeatFigures, ...]] = {}
+    for game in missing:
+        try:
+            fresh[game.pk] = game_log_figures(game, moves[game.pk])
+        except Exception as error:  # a broken log: no figures for it, the page still answers
+            logger.warning("game %s: figures not replayable from its log: %r", game.pk, error)
+    if fresh:
+        cache_guard(lambda: cache.set_many({keyed[pk]: list(value) for pk, value in fresh.items()},
+                                           timeout=FIGURES_CACHE_SECONDS), None, "stats figures")
+    return {**found, **fresh}
 
 
 @dataclass
@@ -135,6 +333,9 @@ class PlayerStats:
     by_count: dict[int, Tally] = field(default_factory=dict)
     # Results oldest first (True: won): the streaks read them.
     results: list[bool] = field(default_factory=list)
+    # engine -> figure -> total over the player's games of that engine (``log_figures``; only
+    # from records that carry figures: ``finished_games(..., figures=True)``).
+    figures: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def current_streak(self) -> tuple[bool | None, int]:
@@ -184,7 +385,17 @@ def player_stats(records: Iterable[GameRecord], player_id: int) -> PlayerStats:
         stats.by_seat.setdefault(seat + 1, Tally()).add(won)
         stats.by_count.setdefault(record.players, Tally()).add(won)
         stats.results.append(won)
+        if record.engine in FIGURES and seat < len(record.figures):
+            totals = stats.figures.setdefault(record.engine, dict.fromkeys(FIGURES[record.engine], 0))
+            for name, value in record.figures[seat].items():
+                totals[name] = totals.get(name, 0) + int(value)
     return stats
+
+
+def public_figures(figures: dict[str, dict[str, int]], *, private: bool = False) -> dict[str, dict[str, int]]:
+    """The figures by engine without ``PRIVATE_FIGURES`` (kept with ``private``: the player's own page)."""
+    return {engine: {k: v for k, v in values.items() if private or k not in PRIVATE_FIGURES}
+            for engine, values in figures.items()}
 
 
 @dataclass
@@ -219,10 +430,14 @@ def tally_rows(tallies: dict, key_name: str = "key") -> list[dict]:
             for key, t in sorted(tallies.items())]
 
 
-def stats_context(stats: PlayerStats) -> dict:
-    """A player's figures as plain rows for the stats templates."""
+def stats_context(stats: PlayerStats, *, private: bool = False) -> dict:
+    """A player's figures as plain rows for the stats templates.
+
+    ``private``: the page is the player's own, so their secret figures (``PRIVATE_FIGURES``) show too.
+    """
     won, length = stats.current_streak
     return {
+        "figures": public_figures(stats.figures, private=private),
         "total": stats.total,
         "by_game": tally_rows(stats.by_game, "engine"),
         "by_role": [dict(row, engine=row["key"][0], role=row["key"][1]) for row in tally_rows(stats.by_role)],
@@ -236,7 +451,8 @@ def stats_context(stats: PlayerStats) -> dict:
 
 
 def export_rows(records: Iterable[GameRecord], player_id: int) -> list[dict]:
-    """The player's finished games as plain rows for a download (only what the game's end revealed)."""
+    """The player's finished games as plain rows for a download: what the game's end revealed, and the
+    figures of the player's own seat (``log_figures``, with their own secret ones: the download is theirs)."""
     rows = []
     for record in records:
         seat = record.seat_of(player_id)
@@ -247,6 +463,8 @@ def export_rows(records: Iterable[GameRecord], player_id: int) -> list[dict]:
             "finished": record.finished.isoformat() if record.finished else None,
             "players": record.players, "seat": seat + 1, "won": seat in record.winners,
             "team": record.teams[seat], "role": record.roles[seat], "names": list(record.names),
+            # The log's figures of the player's own seat (their own secrets too: it is their download).
+            "figures": dict(record.figures[seat]) if seat < len(record.figures) else {},
         })
     return rows
 
@@ -299,14 +517,3 @@ def game_nights(records: list[GameRecord], gap: timedelta = NIGHT_GAP) -> list[G
         nights[-1].games.append(record)
         last = record.finished
     return nights
-
-
-def table_night(table_id: int, now: datetime) -> GameNight | None:
-    """The series the table is playing tonight: its finished games back to the first gap of NIGHT_GAP,
-    the last one finished within NIGHT_GAP of ``now`` (None when the table has not played tonight)."""
-    since = now - timedelta(days=1)
-    records = finished_games(Game.objects.filter(table_id=table_id, finished__gte=since))
-    nights = game_nights(records)
-    if not nights or nights[-1].games[-1].finished is None or now - nights[-1].games[-1].finished > NIGHT_GAP:
-        return None
-    return nights[-1]

@@ -29,6 +29,9 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="player"
     )
     nickname = models.CharField(max_length=NICKNAME_MAX)
+    # The account was deleted (``lobby.account``): no user, no nickname; pages show a neutral name,
+    # and the games it played stay in the others' history.
+    deleted = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -233,7 +233,7 @@ def step_lines(move, view) -> list:
     return list(view.get("log", [])[len(before):])
 
 
-def _coup_reference(view: dict, players: int) -> dict:
+def _coup_reference(view: dict, players: int, options: dict) -> dict:
     from engines.coup import cards
 
     variants = view.get("variants") or {}
@@ -258,7 +258,7 @@ def _coup_reference(view: dict, players: int) -> dict:
             "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
 
 
-def _gcbc_reference(view: dict, players: int) -> dict:
+def _gcbc_reference(view: dict, players: int, options: dict) -> dict:
     from engines.good_cop_bad_cop import cards, rules
 
     side = cards.SIDE_CARDS.get(players, 0)
@@ -268,36 +268,64 @@ def _gcbc_reference(view: dict, players: int) -> dict:
             "bribe": cards.BRIBE}
 
 
-def _health_reference(view: dict, players: int) -> dict:
+def _health_reference(view: dict, players: int, options: dict) -> dict:
     from engines.good_cop_bad_cop_health import cards
 
-    return {"kinds": [{"kind": k, "damage": cards.DAMAGE.get(k)} for k in cards.KINDS],
+    # The deck as this table deals it: the host may change the counts (the ``deck`` option).
+    deck = options.get("deck") or cards.DEFAULT_DECK
+    return {"kinds": [{"kind": k, "damage": cards.DAMAGE.get(k), "n": int(deck.get(k, 0))} for k in cards.KINDS],
+            "deck": sum(int(deck.get(k, 0)) for k in cards.KINDS),
             "health": cards.START_HEALTH, "market": cards.MARKET_SIZE,
+            "identities": dict(cards.IDENTITY_CARDS), "variant": cards.VARIANTS.get(players, cards.Variant.STANDARD),
+            "flawless_shot_always": bool(options.get("flawless_shot_always")),
             "teams": cards.TEAM_TABLE.get(players)}
 
 
-def _inside_job_reference(view: dict, players: int) -> dict:
+def _inside_job_reference(view: dict, players: int, options: dict) -> dict:
     from engines.inside_job import cards
 
     sizes = cards.MISSION_SIZES.get(players, [])
     agents, traitors = cards.SIDES.get(players, (0, 0))
+    # The special roles this table deals (each in place of a plain Agent or Traitor), from the options.
+    roles = cards.role_list(players, options) if players in cards.SIDES else []
+    specials = [{"role": r, "side": cards.side_of(r)} for r in dict.fromkeys(roles) if r not in ("agent", "traitor")]
+    lady = bool(options.get("lady_of_the_lake")) and players >= cards.LADY_MIN_PLAYERS
     return {"missions": [{"n": i + 1, "size": size, "sabotage": cards.sabotage_needed(players, i)}
                          for i, size in enumerate(sizes)],
-            "agents": agents, "traitors": traitors, "wins": cards.WINS_NEEDED, "rejections": cards.MAX_REJECTIONS}
+            "agents": agents, "traitors": traitors, "wins": cards.WINS_NEEDED, "rejections": cards.MAX_REJECTIONS,
+            "specials": specials,
+            "lady": {"after": [i + 1 for i in cards.LADY_AFTER]} if lady else None}
 
 
 _REFERENCES = {"coup": _coup_reference, "good_cop_bad_cop": _gcbc_reference,
                "good_cop_bad_cop_health": _health_reference, "inside_job": _inside_job_reference}
 
 
-@register.simple_tag
-def reference(engine_name: str, view: dict, players: int) -> dict | None:
+def _game_options(context, engine_name: str, players: int) -> dict:
+    """The game's options (public table settings, fixed for the whole game: ``game_public_info``),
+    checked by the engine; the defaults where there is no game or they no longer check."""
+    game = context.get("game") or {}
+    raw = game.get("options") if isinstance(game, dict) else getattr(game, "options", None)
+    engine = get_engine(engine_name)
+    try:
+        return engine.validate_options(raw or {}, players or None)
+    except Exception:  # noqa: BLE001 (options that no longer check: the reference shows the defaults)
+        return engine.default_options()
+
+
+@register.simple_tag(takes_context=True)
+def reference(context, engine_name: str, view: dict, players: int) -> dict | None:
     """The phone's reference card for this table, from the engine's own data (public facts only).
 
     Coup: every action this table plays with, its cost and gain, the character it claims, who may
     challenge and who may block it (as which characters), the court's counts. Good Cop Bad Cop: the
     integrity cards and guns for this many players, the equipment deck. Health edition: the kinds of
-    equipment, guns' damage. Inside Job: team sizes, Sabotage cards needed, the sides' sizes.
+    equipment with this table's deck counts, guns' damage, the identities. Inside Job: team sizes,
+    Sabotage cards needed, the sides' sizes, the special roles this table deals and what each does.
+    The game's options (public table settings) come from ``_game_options``.
     """
     build = _REFERENCES.get(engine_name)
-    return build(view or {}, int(players or 0)) if build else None
+    if not build:
+        return None
+    players = int(players or 0)
+    return build(view or {}, players, _game_options(context, engine_name, players))

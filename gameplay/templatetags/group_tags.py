@@ -1,34 +1,51 @@
-"""``{% night_scoreboard table %}``: tonight's running scoreboard of a table, for the board between games.
+"""Game-night tags for the board and the host's controls (``gameplay.nights``).
 
-Read from finished games only (their outcomes), so it shows nothing of a running game.
+``{% night_scoreboard table game %}``: the running scoreboard of the table's game night, for the
+board between games (the open night; after the host ends it, its final scoreboard until the
+next game is dealt). ``{% open_night table as night %}``: the table's open night, for the host's
+controls. ``{% player_nights player as found %}``: their latest nights, for links from their history.
+All of them read finished games' outcomes only, so nothing of a running game shows.
 """
 
 from __future__ import annotations
 
 from django import template
-from django.utils import timezone
-from django.utils.translation import gettext
 
-from engines.registry import ENGINES
-from gameplay.stats import table_night
+from gameplay import nights
+from gameplay.models import GameNight
 
 register = template.Library()
 
 
+def _code(table) -> str:
+    """A table's code, from the pages' ``table`` dict (``lobby.context.table_info``) or a Table row."""
+    return str(table["code"] if isinstance(table, dict) else table.code)
+
+
 @register.inclusion_tag("groups/_night_scoreboard.html")
-def night_scoreboard(table) -> dict:
-    """Wins per player (by seat name) and per team over the table's games tonight; empty before the second game."""
-    night = table_night(table.pk, timezone.now())
-    if night is None or len(night.games) < 2:
+def night_scoreboard(table, game=None) -> dict:
+    """The night's figures between games: wins and games per player (by seat name), wins per team
+    per game system, the leaders; nothing when the table runs no night (``game``: the latest game's
+    public info, whose start after a night's end takes that night's final scoreboard down)."""
+    code = _code(table)
+    latest = game.get("created") if isinstance(game, dict) else getattr(game, "created", None)
+    night = nights.board_night(code=code, latest_created=latest)
+    if night is None:
         return {"night": None}
-    wins: dict[str, list[int]] = {}
-    for record in night.games:
-        for seat, name in enumerate(record.names):
-            row = wins.setdefault(name, [0, 0])
-            row[0] += seat in record.winners
-            row[1] += 1
-    ordered = sorted(wins.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
-    rows = [{"name": name, "wins": won, "played": played} for name, (won, played) in ordered]
-    teams = [{"title": gettext(ENGINES[e].title) if e in ENGINES else e, "team": t, "wins": n}
-             for (e, t), n in sorted(night.teams().items())]
-    return {"night": night, "games": len(night.games), "rows": rows, "teams": teams}
+    board = nights.scoreboard(nights.night_records(night))
+    return {
+        "night": night, "board": board, "leaders": board.leader_names,
+        "summary_url": None if night.is_open else nights.summary_url(night, code),
+    }
+
+
+@register.simple_tag
+def open_night(table) -> GameNight | None:
+    """The table's open game night, or None (one query)."""
+    return nights.open_night(code=_code(table))
+
+
+@register.simple_tag
+def player_nights(player) -> list[GameNight]:
+    """The latest game nights of ``player`` (started by them, or with a game they sat at)."""
+    return nights.player_nights(player)

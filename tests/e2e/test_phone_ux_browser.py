@@ -235,11 +235,16 @@ def test_the_manifest_and_favicon_load(phone, server):
         assert page.request.get(server.url + icon["src"]).ok, icon
 
 
-FITS = """() => [...document.querySelectorAll('[data-peek]')].map(peek => {
+# One held box: its secret shows whole (grown over the page if it is longer than the box) and on the screen.
+HELD_FITS = """(id) => {
+  const peek = document.getElementById(id);
   const secret = peek.querySelector('.peek-secret');
-  const fits = secret.scrollHeight <= secret.clientHeight + 1 && secret.scrollWidth <= secret.clientWidth + 1;
-  return {id: peek.id, fits: fits, need: secret.scrollHeight, have: secret.clientHeight};
-})"""
+  const r = secret.getBoundingClientRect();
+  const whole = secret.scrollHeight <= secret.clientHeight + 1 && secret.scrollWidth <= secret.clientWidth + 1;
+  const onScreen = r.top >= -1 && r.bottom <= window.innerHeight + 1;
+  return {id: id, open: peek.classList.contains('open'), fits: whole && onScreen,
+          need: secret.scrollHeight, have: secret.clientHeight, top: r.top, bottom: r.bottom};
+}"""
 
 
 @pytest.mark.parametrize("engine", ["coup", "good_cop_bad_cop", "good_cop_bad_cop_health", "inside_job"])
@@ -255,6 +260,7 @@ def test_every_games_secrets_fit_their_face_down_box(browser, server, engine):
         page.click('[data-test="start"]')
         page.wait_for_selector("[data-peek-button]", timeout=15000)
         # The bots play on and the panel is swapped meanwhile: a box that went away is looked for again.
+        found = []
         for peek_id in page.evaluate("() => [...document.querySelectorAll('[data-peek]')].map(p => p.id)"):
             for _ in range(3):
                 try:
@@ -264,18 +270,67 @@ def test_every_games_secrets_fit_their_face_down_box(browser, server, engine):
                     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
                     page.mouse.down()
                     page.screenshot(path=str(ARTIFACTS / f"phone-ux-{engine}-{peek_id}.png"))
+                    held = page.evaluate(HELD_FITS, peek_id)
                     page.mouse.up()
-                    break
+                    if held["open"]:
+                        found.append(held)
+                        break
                 except Exception:  # noqa: BLE001 (a swapped panel; tried again)
                     page.mouse.up()
-        # The secret's content fits its box (the box is sized once for every role; visibility keeps layout).
-        found = page.evaluate(FITS)
+        # Held, each secret shows whole and on the screen (a longer one grows over the page while held).
         assert found and all(f["fits"] for f in found), found
     except Exception:
         save_screenshots([page], f"phone-ux-{engine}-fit-failure")
         raise
     finally:
         context.close()
+
+
+LONGER = """(n) => { const s = document.querySelector('#peek-role .peek-secret');
+  for (let i = 0; i < n; i++) {
+    const p = document.createElement('p'); p.textContent = 'Line ' + i; s.appendChild(p);
+  } }"""
+
+
+def test_a_secret_longer_than_its_box_grows_while_held_and_nothing_moves(phone):
+    """A long game's secret (here twelve more lines in the role box) is never cut off: held, it grows over
+    the page below, kept on the screen; the box keeps its size and place, the page its length; let go,
+    it lies face-down again in its box. Longer than the screen, it is as tall as the screen and scrolls."""
+    page = phone
+    try:
+        page.evaluate(LONGER, 12)
+        cover = page.locator("#peek-role [data-peek-button]")
+        cover.scroll_into_view_if_needed()
+        before = state(page)
+        x, y = cover_center(page)
+        page.mouse.move(x, y)
+        page.mouse.down()
+        held = page.evaluate(HELD_FITS, "peek-role")
+        grown = page.evaluate("() => document.getElementById('peek-role').classList.contains('peek-grown')")
+        shown = page.evaluate("""() => { const s = document.querySelector('#peek-role .peek-secret');
+          const last = s.lastElementChild.getBoundingClientRect(); return last.bottom <= window.innerHeight; }""")
+        page.screenshot(path=str(ARTIFACTS / "phone-ux-long-secret-held.png"))
+        during = state(page)
+        page.mouse.up()
+        after = state(page)
+        assert grown and held["fits"] and shown, held
+        assert (during["width"], during["height"]) == (before["width"], before["height"])
+        assert during["page"] == before["page"]
+        assert not after["visible"]
+        assert not page.evaluate("() => document.getElementById('peek-role').classList.contains('peek-grown')")
+        # Longer than the screen: the screen's height, scrolling inside, still on the screen.
+        page.evaluate(LONGER, 40)
+        page.mouse.move(*cover_center(page))
+        page.mouse.down()
+        tall = page.evaluate("""() => { const s = document.querySelector('#peek-role .peek-secret');
+          const r = s.getBoundingClientRect();
+          return {top: r.top, bottom: r.bottom, scrolls: s.scrollHeight > s.clientHeight
+                  && getComputedStyle(s).overflowY === 'auto', height: window.innerHeight}; }""")
+        page.mouse.up()
+        assert tall["scrolls"] and tall["top"] >= 0 and tall["bottom"] <= tall["height"], tall
+    except Exception:
+        save_screenshots([page], "phone-ux-long-secret-failure")
+        raise
 
 
 AXE_FILE = ROOT / "tests" / "e2e" / "vendor" / "axe.min.js"

@@ -17,17 +17,20 @@ def play_random(engine, players: int, options: dict, seed: int, *, max_steps: in
     for _ in range(max_steps):
         if engine.outcome(state) is not None:
             return state, moves
-        movers = [s for s in range(players) if engine.legal_actions(state, s)]
-        if not movers:
-            assert engine.window(state) is not None, "nobody can move and no window can expire"
-            state = engine.on_timeout(state)
-            moves.append((None, None))
-            continue
-        seat = rng.choice(movers)
-        action = rng.choice(engine.legal_actions(state, seat))
-        state = engine.apply(state, seat, action)
+        state, seat, action = random_step(engine, state, players, rng)
         moves.append((seat, action))
     raise AssertionError(f"game did not end in {max_steps} steps")
+
+
+def random_step(engine, state, players: int, rng: random.Random):
+    """One random legal move, or the clock's when nobody may move: (new state, seat, action), seat None on a timeout."""
+    movers = [s for s in range(players) if engine.legal_actions(state, s)]
+    if not movers:
+        assert engine.window(state) is not None, "nobody can move and no window can expire"
+        return engine.on_timeout(state), None, None
+    seat = rng.choice(movers)
+    action = rng.choice(engine.legal_actions(state, seat))
+    return engine.apply(state, seat, action), seat, action
 
 
 def replay(engine, players: int, options: dict, seed: int, moves):

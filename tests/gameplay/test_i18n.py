@@ -243,7 +243,7 @@ def test_compiled_catalogs_translate_every_game(lang):
     with translation.override(lang):
         untranslated = [msgid for msgid in SAMPLES if translation.gettext(msgid) == msgid]
         assert untranslated == []
-        assert translation.ngettext("%(size)s player", "%(size)s players", 3) % {"size": 3} != "3 players"
+        assert translation.ngettext("%(n)s player", "%(n)s players", 3) % {"n": 3} != "3 players"
         assert translation.get_language_bidi() == (lang == "fa")
 
 

@@ -494,3 +494,114 @@ def test_what_an_inspection_showed_lies_face_down_in_the_health_edition(table_wi
             return
         advance(game, ordered, rng)
     pytest.skip("no inspection came up")
+
+
+# ------------------------------------------------------------------ issue 14's leftovers
+
+
+def playing_with_bots(table_with, engine: str, humans: int, bots: int, options: dict | None = None):
+    from lobby.services import seat_add_bot
+
+    table, people = table_with(humans, engine=engine, options=options)
+    for _ in range(bots):
+        seat_add_bot(table=table)
+    game = start(table, people[0])
+    return table, people, game
+
+
+@pytest.mark.parametrize("engine", ["coup", "good_cop_bad_cop", "good_cop_bad_cop_health"])
+def test_phones_mark_bot_seats_with_the_boards_drawn_bot_mark(table_with, engine):
+    """The same drawing as the board (templates/icons/bot_mark.html), with its word for screen readers."""
+    table, people, game = playing_with_bots(table_with, engine, 2, PLAYERS[engine] - 2)
+    bots = game.seats.filter(bot__isnull=False).exclude(bot="").count()
+    assert bots == PLAYERS[engine] - 2
+    for person in people:
+        page = phone(person, table)
+        marks = re.findall(r'<span class="bot-mark"><svg class="icon icon-bot"[^>]*aria-hidden="true"[^>]*>.*?</svg>'
+                           r'\s*<span class="visually-hidden">bot</span></span>', page, re.S)
+        assert len(marks) >= bots, f"{engine}: {len(marks)} bot marks for {bots} bots"
+        assert "🤖" not in page
+
+
+def test_the_inside_job_leader_picks_bots_marked_as_bots(table_with):
+    table, people, game = playing_with_bots(table_with, "inside_job", 1, 4, options={"first_player": 1})
+    page = phone(people[0], table)
+    picks = re.findall(r'<label class="pick" data-test="pick-\d+">.*?</label>', page, re.S)
+    assert len(picks) == 5
+    assert sum('class="bot-mark"' in pick for pick in picks) == 4
+
+
+def test_the_inside_job_track_is_drawn_on_phone_and_board_with_its_words(table_with):
+    from engines.inside_job.cards import MISSION_SIZES
+
+    table, people, game = playing(table_with, "inside_job")
+    for page in (phone(people[0], table), people[0].get(f"/t/{table.code}/board/").content.decode()):
+        svg = re.search(r'<svg class="ij-track".*?</svg>', page, re.S).group(0)
+        sizes = [int(n) for n in re.findall(r'data-size="(\d+)"', svg)]
+        assert sizes == MISSION_SIZES[PLAYERS["inside_job"]]
+        assert svg.count('class="ij-mission ij-current"') == 1 and "ij-success" not in svg
+        words = re.search(r'<ol class="visually-hidden" aria-label="Missions">(.*?)</ol>', page, re.S).group(1)
+        assert words.count("<li>") == 5 and "being played" in words
+        assert re.search(r'data-test="rejections">.*?Rejected proposals this mission: 0 of 5', page, re.S)
+
+
+def test_the_health_reference_counts_the_deck_as_this_table_deals_it(table_with):
+    from engines.good_cop_bad_cop_health import cards
+
+    table, people = table_with(PLAYERS["good_cop_bad_cop_health"], engine="good_cop_bad_cop_health")
+    deck = dict(cards.DEFAULT_DECK, vest=2, inspection=12, jammer=0)
+    options = dict(table.options, deck=deck)
+    type(table).objects.filter(pk=table.pk).update(options=options)
+    start(table, people[0])
+    ref = re.search(r'data-test="reference">(.*?)</details>', phone(people[1], table), re.S).group(1)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", ref))
+    for kind, n in deck.items():
+        item = re.search(rf'data-test="ref-{kind}">(.*?)</li>', ref, re.S).group(1)
+        assert f"×{n}" in re.sub(r"<[^>]+>", "", item), kind
+    assert f"The deck at this table: {sum(deck.values())} cards." in text
+    assert "8 Good Cop, 8 Bad Cop" in text  # the identity cards, from the engine's data
+
+
+def test_the_inside_job_reference_explains_each_special_role_in_play(table_with):
+    options = {"merlin": True, "percival": True, "morgana": True, "lady_of_the_lake": True}
+    table, people = table_with(7, engine="inside_job", options=options)
+    start(table, people[0])
+    ref = re.search(r'data-test="reference">(.*?)</details>', phone(people[2], table), re.S).group(1)
+    for role in ("merlin", "assassin", "percival", "morgana"):
+        assert f'data-test="ref-role-{role}"' in ref, role
+    assert 'data-test="ref-role-mordred"' not in ref and 'data-test="ref-role-oberon"' not in ref
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", ref))
+    assert "appears to Percival as a Merlin candidate" in text
+    assert "after missions 2, 3, 4 its holder privately learns one player's side" in text
+    # A plain table has no special role to explain.
+    table2, people2 = table_with(5, engine="inside_job")
+    start(table2, people2[0])
+    plain = re.search(r'data-test="reference">(.*?)</details>', phone(people2[0], table2), re.S).group(1)
+    assert "ref-role-" not in plain and "Special roles" not in plain
+
+
+@pytest.mark.parametrize("engine", sorted(PLAYERS))
+def test_the_open_log_on_a_phone_is_the_boards(table_with, engine):
+    """A seat's private lines (a card drawn, a vote, a side learned) never sit in the open log."""
+    import random
+
+    from tests.gameplay.test_phone_layout import advance
+
+    table, people, game = playing(table_with, engine)
+    rng = random.Random(f"log-{engine}")
+    by_seat = {seat_of(game, p): p for p in people}
+    ordered = [by_seat[i] for i in range(len(people))]
+    for _ in range(30):
+        game.refresh_from_db()
+        if game.over:
+            break
+        advance(game, ordered, rng)
+    if game.over:
+        pytest.skip("the game ended before its log grew")
+    state = game_state(game)
+    public = get_engine(engine).view(state, None)["log"]
+    for person in people:
+        page = phone(person, table)
+        log = re.findall(r'<(?:ol|ul) class="log"[^>]*>(.*?)</(?:ol|ul)>', page, re.S)[-1]
+        assert log.count("<li>") == min(len(public), 10 if engine == "good_cop_bad_cop_health" else 8)
+        assert "Only you:" not in log and "You drew" not in log and "You got" not in log

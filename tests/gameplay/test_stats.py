@@ -362,33 +362,6 @@ def test_game_nights_cut_at_long_gaps_and_sum_up_wins_per_player_and_team(record
     assert client.get(f"/groups/{group.pk}/nights/{night.key}/").status_code == 404
 
 
-def test_the_boards_night_scoreboard_sums_up_tonights_finished_games_at_the_table(table_with):
-    from django.template import Context, Template
-
-    table, people = table_with(5)
-    render = Template("{% load group_tags %}{% night_scoreboard table %}")
-    game = start(table, people[0])
-    play_to_end(game, people, table)
-    assert "night-scoreboard" not in render.render(Context({"table": table}))  # one game is no series yet
-    second = start(table, people[0])
-    play_to_end(second, people, table)
-    third = start(table, people[0])  # running: not counted, and nothing of it shows
-    html = render.render(Context({"table": table}))
-    assert "Tonight: 2 games" in html
-    wins = {}
-    for g in (game, second):
-        g.refresh_from_db()
-        for seat in g.outcome["winners"]:
-            wins[people[seat].player.nickname] = wins.get(people[seat].player.nickname, 0) + 1
-    for person in people:
-        name = person.player.nickname
-        assert f"<td>{name}</td><td>{wins.get(name, 0)}</td><td>2</td>" in html
-    assert third.status == Game.RUNNING
-    # Games older than the night's gap are another evening.
-    Game.objects.filter(pk__in=[game.pk, second.pk]).update(finished=timezone.now() - timedelta(hours=5))
-    assert "night-scoreboard" not in render.render(Context({"table": table}))
-
-
 @pytest.mark.parametrize("language", ["en", "fa", "ja"])
 def test_group_and_stats_pages_render_in_every_language(recorded, client, settings, language):
     group, (a, *_) = recorded

@@ -1,22 +1,35 @@
-"""Rebuild the figures from the event log: each finished game's outcome from its replayed moves.
+"""Rebuild the figures from the event log: each finished game's outcome and figures from its replayed moves.
 
 Stats and ratings (``gameplay.stats``, ``gameplay.ratings``) are computed from finished games'
-``Game.outcome`` and seats; the outcome is a cache of what the log says. This command replays
-every finished game (of one group with ``--group``) from its seed and moves, rewrites any outcome
-that differs from the replay (``--check``: only report), and prints each group's figures.
+``Game.outcome``, seats and per-seat figures (Coup's bluffs and challenges, Inside Job's sabotaged
+missions and the Assassin's guess: ``stats.log_figures``). The outcome and the cached figures are
+caches of what the log says. This command replays every finished game (of one group with
+``--group``) from its seed and moves, rewrites any outcome that differs from the replay, puts
+every game's figures from the replay into the cache (``--check``: only report differences), and
+prints each group's figures.
 """
 
 from __future__ import annotations
 
 import json
 
+from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError
 
+from config.resilience import cache_guard
 from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.ratings import leaderboard, rate_games
 from gameplay.selectors import game_replay
-from gameplay.stats import group_records
+from gameplay.stats import (
+    FIGURES,
+    FIGURES_CACHE_SECONDS,
+    PRIVATE_FIGURES,
+    figures_key,
+    game_log_figures,
+    group_records,
+    player_stats,
+)
 from lobby.models import Group, Player
 
 
@@ -30,6 +43,16 @@ def outcome_from_log(game: Game) -> dict | None:
     state = game_replay(game, checked=True)
     outcome = get_engine(game.engine).outcome(state)
     return None if outcome is None else _plain(outcome)
+
+
+def _cached(key: str):
+    """A game's cached figures (None: not cached, or no cache to ask)."""
+    return cache_guard(lambda: cache.get(key), None, "stats figures")
+
+
+def _cache(key: str, figures: list) -> None:
+    """Keep a game's figures from its log in the cache."""
+    cache_guard(lambda: cache.set(key, figures, timeout=FIGURES_CACHE_SECONDS), None, "stats figures")
 
 
 class Command(BaseCommand):
@@ -46,10 +69,11 @@ class Command(BaseCommand):
             if not Group.objects.filter(pk=group).exists():
                 raise CommandError(f"no group {group}")
             games, groups = games.filter(group_id=group), groups.filter(pk=group)
-        replayed = differed = 0
+        replayed = differed = figures_differed = 0
         for game in games.order_by("pk").iterator():
             try:
                 outcome = outcome_from_log(game)
+                figures = _plain(list(game_log_figures(game))) if game.engine in FIGURES else None
             except Exception as error:  # a broken log: say which game, never a traceback
                 raise CommandError(f"game {game.pk}: replay fails: {error}") from error
             if outcome is None:
@@ -61,19 +85,38 @@ class Command(BaseCommand):
                                   + ("" if check else "; rewritten from the log"))
                 if not check:
                     Game.objects.filter(pk=game.pk).update(outcome=outcome)
-        self.stdout.write(f"{replayed} finished games replayed, {differed} outcomes differed"
-                          + (" (not changed: --check)" if check and differed else ""))
+            if figures is not None:
+                key = figures_key(game)
+                cached = _cached(key)
+                if cached is not None and _plain(list(cached)) != figures:
+                    figures_differed += 1
+                    self.stdout.write(f"game {game.pk}: cached figures differ from its log"
+                                      + ("" if check else "; computed again from the log"))
+                if not check:
+                    _cache(key, figures)
+        self.stdout.write(f"{replayed} finished games replayed, {differed} outcomes differed, "
+                          f"{figures_differed} cached figures differed"
+                          + (" (not changed: --check)" if check and (differed or figures_differed) else ""))
         for each in groups:
             self._print_group(each)
-        if check and differed:
-            raise CommandError(f"{differed} outcomes differ from their log")
+        if check and (differed or figures_differed):
+            raise CommandError(f"{differed} outcomes and {figures_differed} cached figures differ from their log")
 
     def _print_group(self, group: Group) -> None:
-        """The group's games and each leaderboard (ranked players: rating and games)."""
-        records = group_records(group)
-        counted = set(Player.objects.filter(memberships__group=group, user__isnull=False).values_list("pk", flat=True))
+        """The group's games, each leaderboard (ranked players: rating and games) and each member's figures.
+
+        Only the public figures: who played a Sabotage card (``stats.PRIVATE_FIGURES``) stays secret.
+        """
+        records = group_records(group, figures=True)
+        members = Player.objects.filter(memberships__group=group, user__isnull=False, deleted=False).order_by("pk")
+        counted = {p.pk: p for p in members}
         self.stdout.write(f"group {group.pk} {group.name!r}: {len(records)} games")
-        for engine, table in sorted(rate_games(records, counted).items()):
+        for engine, table in sorted(rate_games(records, set(counted)).items()):
             ranked, unranked = leaderboard(table)
             rows = ", ".join(f"{p.name} {p.ordinal:.2f} ({p.games})" for p in ranked) or "-"
             self.stdout.write(f"  {engine}: ranked {rows}; not yet ranked {len(unranked)}")
+        for pid, player in counted.items():
+            figures = player_stats(records, pid).figures
+            for engine, values in sorted(figures.items()):
+                shown = " ".join(f"{name}={value}" for name, value in values.items() if name not in PRIVATE_FIGURES)
+                self.stdout.write(f"  {player.nickname} {engine}: {shown}")

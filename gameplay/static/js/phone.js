@@ -5,6 +5,9 @@
 //   cover loses focus, when the page is hidden, and after HOLD_MS in any case. The listeners sit on
 //   the document, so they work on every panel htmx swaps in; a panel swapped in while a finger
 //   still holds shows the same secret open until the release.
+// - A secret longer than its box (a long game's "what you learned") is never cut off: while held it
+//   grows over what follows (.peek-grown), shifted to stay on the screen; the box itself keeps its
+//   place and size, so nothing in the page moves and, not held, every box looks alike.
 // - A first-time hint ([data-peek-hint], rendered hidden) shows until the first peek (localStorage).
 // - While a game runs (#private-view[data-running]) the screen is kept awake (Screen Wake Lock,
 //   where the browser has it), asked again when the page comes back (the browser drops it then).
@@ -35,12 +38,32 @@
 
   function cover(peek) { return peek.querySelector("[data-peek-button]"); }
 
+  var MARGIN = 8; // px kept free at the screen's edges by a grown secret
+
+  // Held: a secret that does not fit its box grows over the page below it (CSS .peek-grown), moved up
+  // as far as needed to stay on the screen. CSSOM, not a style attribute: the CSP allows it.
+  function grow(peek, secret, open) {
+    peek.classList.remove("peek-grown");
+    secret.style.removeProperty("--peek-shift");
+    if (!open || secret.scrollHeight <= secret.clientHeight + 1) { return; }
+    peek.classList.add("peek-grown");
+    var top = peek.getBoundingClientRect().top;
+    var height = secret.getBoundingClientRect().height;
+    var room = window.innerHeight - MARGIN;
+    var shift = Math.min(0, room - (top + height));
+    shift = Math.max(shift, MARGIN - top);
+    if (shift) { secret.style.setProperty("--peek-shift", Math.round(shift) + "px"); }
+  }
+
   function setOpen(peek, open) {
     peek.classList.toggle("open", open);
     var button = cover(peek);
     if (button) { button.setAttribute("aria-expanded", open ? "true" : "false"); }
     var secret = peek.querySelector(".peek-secret");
-    if (secret) { secret.setAttribute("aria-hidden", open ? "false" : "true"); }
+    if (secret) {
+      secret.setAttribute("aria-hidden", open ? "false" : "true");
+      grow(peek, secret, open);
+    }
   }
 
   function hide() {

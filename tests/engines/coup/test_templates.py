@@ -109,3 +109,81 @@ def test_html_does_not_depend_on_what_the_viewer_cannot_know():
             html = render_to_string(template, context(ENGINE.view(state, seat), 4, seat))
             other = permute_hidden(state, seat, index)
             assert render_to_string(template, context(ENGINE.view(other, seat), 4, seat)) == html
+
+
+# ------------------------------------------------------------------ a phone lying face-up on the table
+
+
+def redeal_own_cards(state, seat, rng):
+    """The same table, but ``seat`` holds (and drew) other cards: the court's cards trade places with its own."""
+    import json
+
+    new = json.loads(json.dumps(state))
+    me = new["players"][seat]
+    pool = me["hand"] + me["drawn"] + new["deck"]
+    rng.shuffle(pool)
+    k, d = len(me["hand"]), len(me["drawn"])
+    me["hand"], me["drawn"], new["deck"] = pool[:k], pool[k:k + d], pool[k + d:]
+    return new
+
+
+def test_what_a_phone_shows_unheld_does_not_depend_on_its_own_cards():
+    """Every seat, all along random games: swap the seat's own cards (and those it drew) for others from
+    the court, and the phone's text outside its peek boxes stays word for word the same. So the move
+    buttons (Reveal, Lose, Show, Keep in an Exchange) never name a card, nor tell two alike by their number."""
+    from ..peek import shown_text
+    from .test_properties import steps
+
+    phases = set()
+    for players, opts in ((4, {"inquisitor": True, "factions": True}), (3, {}), (5, {"inquisitor": False})):
+        rng = random.Random(players)
+        for index, state in enumerate(steps(players, dict(ENGINE.default_options(), **opts), 40 + players)):
+            interesting = state["phase"] in ("reveal", "lose", "exchange", "examine_show", "examine_decide")
+            if index % 9 and not interesting:
+                continue
+            for seat in range(players):
+                if not state["players"][seat]["hand"]:
+                    continue
+                html = render_to_string("games/coup/phone.html", context(ENGINE.view(state, seat), players, seat))
+                for _ in range(2):
+                    other = redeal_own_cards(state, seat, rng)
+                    again = render_to_string("games/coup/phone.html", context(ENGINE.view(other, seat), players, seat))
+                    assert shown_text(again) == shown_text(html), (state["phase"], seat)
+                if ENGINE.legal_actions(state, seat):
+                    phases.add(state["phase"])
+    assert {"reveal", "lose", "exchange"} <= phases
+
+
+def test_one_button_per_card_held_even_when_two_are_alike():
+    """Two Dukes in hand: two Reveal buttons, "Card 1" and "Card 2", both revealing a Duke."""
+    from gameplay.templatetags.hand_tags import by_position, coup_exchange_choices
+
+    view = {"hand": ["duke", "duke"], "legal": [{"type": "reveal", "card": "duke"}]}
+    choices = by_position(view, "reveal")
+    assert [(c["n"], c["action"]) for c in choices] == [(1, {"type": "reveal", "card": "duke"}),
+                                                        (2, {"type": "reveal", "card": "duke"})]
+    # An Exchange with two alike among four: still the six ways to keep two of four.
+    pool = {"hand": ["duke", "captain"], "drawn": ["duke", "contessa"]}
+    legal = [{"type": "return", "cards": sorted(c)} for c in
+             {("duke", "captain"), ("duke", "contessa"), ("captain", "contessa"), ("duke", "duke")}]
+    choices = coup_exchange_choices({**pool, "legal": legal})
+    assert len(choices) == 6
+    assert all(c["action"] in legal for c in choices)
+    assert choices[0]["keep"] == [1, 2] and choices[0]["action"] == {"type": "return", "cards": ["contessa", "duke"]}
+
+
+def test_the_open_log_is_the_public_one_and_private_lines_lie_with_the_hand():
+    state = ENGINE.setup(3, ENGINE.default_options(), 7)
+    state = ENGINE.apply(state, state["turn"], {"type": "exchange"})
+    while state["phase"] != "exchange":
+        seat = next(s for s in range(3) if ENGINE.legal_actions(state, s))
+        state = ENGINE.apply(state, seat, {"type": "allow"})
+    actor = state["pending"]["actor"]
+    html = render_to_string("games/coup/phone.html", context(ENGINE.view(state, actor), 3, actor))
+    from ..peek import face_down_text, shown_text
+
+    assert "You drew" not in shown_text(html) and "You drew" in face_down_text(html)
+    drawn = ENGINE.view(state, actor)["drawn"]
+    assert "Card 3 (drawn)" in face_down_text(html) and len(drawn) == 2
+    assert 'data-test="return-5"' in html and 'data-test="return-6"' not in html  # C(4, 2) ways to keep two
+    assert "Keep cards 1, 2" in shown_text(html)

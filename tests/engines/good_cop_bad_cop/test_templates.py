@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from django.template.loader import render_to_string
 
@@ -101,3 +102,96 @@ def test_rules_page_marks_rulings_and_lists_every_card():
     # Silent windows: the countdown option, no Pass, Wait for every seat alike.
     assert "Windows are silent" in html and "countdown" in html and "“Wait”" in html
     assert "Silent window countdown" in html
+
+
+# ------------------------------------------------------------------ a phone lying face-up on the table
+
+
+def redeal_own_secrets(state, seat, rng):
+    """The same table, but ``seat``'s face-down integrity cards and its equipment are others: face-down
+    cards are shuffled over all the seats' face-down places, its equipment traded with the deck's."""
+    import json
+
+    new = json.loads(json.dumps(state))
+    players = new["players"]
+    places = [(s, i) for s, p in enumerate(players) for i, up in enumerate(p["up"]) if not up]
+    names = [players[s]["cards"][i] for s, i in places]
+    rng.shuffle(names)
+    for (s, i), name in zip(places, names, strict=True):
+        players[s]["cards"][i] = name
+    me = players[seat]
+    pool = me["hand"] + new["deck"]
+    rng.shuffle(pool)
+    me["hand"], new["deck"] = pool[:len(me["hand"])], pool[len(me["hand"]):]
+    return new
+
+
+def test_what_a_phone_shows_unheld_does_not_depend_on_its_own_cards_or_equipment():
+    """Every seat, all along random games: deal it other integrity cards and other equipment, and the phone's
+    text outside its peek boxes and closed folds is word for word the same, and so are the classes on show
+    (no tile coloured by its card). So the arrangement lists positions in every order, Keep names a number,
+    and the equipment to play lies in a fold every Lead Investigator gets."""
+    from ..contract import random_step
+    from ..peek import parse, shown_text
+
+    phases = set()
+    for players, seed in ((4, 11), (6, 12), (8, 13)):
+        rng = random.Random(seed)
+        state = ENGINE.setup(players, {"bribe": True}, seed)
+        for step in range(1200):
+            if ENGINE.outcome(state) is not None:
+                break
+            choosing = state["stack"] and state["stack"][-1]["kind"] in ("arrange", "keep", "reveal", "bribe")
+            if step % 13 == 0 or choosing:
+                for seat in range(players) if step % 13 == 0 else sorted(ENGINE.awaiting(state))[:1]:
+                    view = ENGINE.view(state, seat)
+                    html = render_to_string(T + "phone.html", context(view, players, seat))
+                    other = redeal_own_secrets(state, seat, rng)
+                    again = render_to_string(T + "phone.html", context(ENGINE.view(other, seat), players, seat))
+                    assert shown_text(again) == shown_text(html), (view["phase"], seat)
+                    shown_classes = sorted(parse(html).classes_shown)
+                    assert sorted(parse(again).classes_shown) == shown_classes, (view["phase"], seat)
+                    if view["legal"]:
+                        phases.add(view["phase"])
+            state, _, _ = random_step(ENGINE, state, players, rng)
+    assert {"arrange", "action"} <= phases
+
+
+def test_three_alike_cards_show_the_same_six_arrangements_as_three_different_ones():
+    from tests.engines.good_cop_bad_cop.helpers import make
+
+    for mine in (["honest"] * 3, ["agent", "honest", "crooked"]):
+        state = make(4, cards=[mine, ["crooked"] * 3, ["honest"] * 3, ["kingpin", "crooked", "honest"]])
+        state["players"][0]["arranged"] = False
+        state["stack"] = [{"kind": "arrange", "id": 99}]
+        view = ENGINE.view(state, 0)
+        assert view["legal"] and all(a["type"] == "arrange" for a in view["legal"])
+        html = render_to_string(T + "phone.html", context(view, 4, 0))
+        assert html.count('data-test="arrange-') == 6
+        from ..peek import shown_text
+
+        for name in ("Honest", "Agent", "Crooked"):
+            assert name not in shown_text(html)
+
+
+def test_the_seats_own_face_down_tiles_carry_no_card_colour():
+    from tests.engines.good_cop_bad_cop.helpers import five
+
+    state = five()
+    for seat in range(5):
+        html = render_to_string(T + "seats.html", context(ENGINE.view(state, seat), 5, seat))
+        assert not re.search(r'gcbc-(honest|crooked|agent|kingpin)\b', html)
+    state["players"][0]["up"][0] = True  # a face-up card shows what it is, to everyone
+    html = render_to_string(T + "seats.html", context(ENGINE.view(state, 3), 5, 3))
+    assert "gcbc-agent face-up" in html
+
+
+def test_what_a_seat_learned_is_one_line_per_seat_looked_at():
+    from tests.engines.good_cop_bad_cop.helpers import five
+
+    state = five()
+    learned = [{"target": 1 + k % 3, "card": k % 3, "name": "honest", "how": "investigate"} for k in range(30)]
+    state["players"][0]["learned"] = learned
+    html = render_to_string(T + "phone.html", context(ENGINE.view(state, 0), 5, 0))
+    assert html.count('class="gcbc-learned-line"') == 3
+    assert html.count("gcbc-learned-line") == 3 and html.count("<strong>Honest</strong>") >= 30

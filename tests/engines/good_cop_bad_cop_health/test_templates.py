@@ -113,3 +113,72 @@ def test_board_and_phone_html_do_not_depend_on_hidden_facts(players):
         seat = rng.randrange(players)
         phone = render_to_string(T + "phone.html", context(state, seat))
         assert render_to_string(T + "phone.html", context(scramble(state, seat, rng), seat)) == phone
+
+
+# ------------------------------------------------------------------ a phone lying face-up on the table
+
+
+def other_identity(state, seat):
+    """The same table, but ``seat`` holds the other identity (Good for Bad; a duel's two dealt ones swapped)."""
+    import copy
+
+    new = copy.deepcopy(state)
+    me = new["players"][seat]
+    swap = {"good": "bad", "bad": "good"}
+    if me["identity"] in swap:
+        me["identity"] = swap[me["identity"]]
+    if me["choices"]:
+        me["choices"] = list(reversed(me["choices"]))
+    return new
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_what_a_phone_shows_unheld_does_not_depend_on_its_identity(players):
+    """Every seat, all along random games: the other identity leaves the phone's text outside its peek
+    boxes word for word the same (Keep names identity 1 or 2; a bonus card or a new identity, the log's
+    private lines, lie with the hand and the identity, not in the open log)."""
+    from ..peek import shown_text
+
+    for state in game_states(players, 30 + players, every=3):
+        if ENGINE.outcome(state) is not None:
+            continue
+        for seat in range(players):
+            if not state["players"][seat]["alive"]:
+                continue  # an eliminated seat's identity is public
+            html = render_to_string(T + "phone.html", context(state, seat))
+            again = render_to_string(T + "phone.html", context(other_identity(state, seat), seat))
+            assert shown_text(again) == shown_text(html), (state["phase"], seat)
+
+
+def test_a_bonus_card_never_shows_in_the_open_log():
+    """Only the eliminated player's team draws a bonus card: a line about it in the open log would tell the team."""
+    from ..peek import face_down_text, shown_text
+    from .helpers import new_game
+
+    state = new_game(4)
+    state["log"].append({"event": "bonus", "identity": "bad"})
+    state["log"].append({"event": "bonus_card", "seat": 0, "kind": "vest", "private": True, "to": 0})
+    state["players"][0]["hand"].append({"id": 999, "kind": "vest"})
+    html = render_to_string(T + "phone.html", context(state, 0))
+    assert "Your bonus card" not in shown_text(html) and "Your bonus card" in face_down_text(html)
+    assert "Every living Bad Cop draws one card" in shown_text(html)
+
+
+def test_equip_buttons_name_a_number_not_a_card():
+    from ..peek import shown_text
+    from .helpers import at_act, give, new_game
+
+    state = new_game(4)
+    give(state, 0, "vest")
+    give(state, 0, "inspection")
+    give(state, 0, "magnum_44")
+    state = at_act(state)
+    html = render_to_string(T + "phone.html", context(state, 0))
+    shown = shown_text(html)
+    view = ENGINE.view(state, 0)
+    equippable = [i + 1 for i, c in enumerate(view["hand"]) if c["id"] in view["moves"]["equip"]]
+    assert len(equippable) >= 2
+    for n in equippable:
+        assert f"Equip card {n}" in shown
+    for word in ("Bulletproof vest", ".44 magnum", "Inspection"):
+        assert word not in shown.split("Market")[0], word  # the market (public) may show any kind

@@ -156,3 +156,75 @@ def test_rules_page_renders_with_rulings_marked():
     html = render_to_string("games/inside_job/rules.html", {})
     assert html.count('<mark class="ruling">') >= 8
     assert "fifth rejected proposal" in html
+
+
+# ------------------------------------------------------------------ a phone lying face-up on the table
+
+
+def test_what_a_phone_shows_unheld_does_not_depend_on_its_role():
+    """Every seat, all along random games, with every special role: give it another seat's role (of the
+    other side) and the phone's text outside its peek boxes stays word for word the same, its own vote and
+    mission card included. Left out: a team member's mission buttons before it plays (the rules give an
+    Agent only Success) and the Assassin's moment (it acts in the open)."""
+    import copy
+
+    from ..peek import shown_text
+
+    for players, options in CASES:
+        for index, state in enumerate(states_along_a_game(players, options, 3)):
+            if state["phase"] == "assassinate" or index % 3:
+                continue
+            for seat in range(players):
+                if state["phase"] == "mission" and seat in (state["team"] or []) and state["cards"][seat] is None:
+                    continue
+                html = phone(state, seat)
+                other = copy.deepcopy(state)
+                mine = other["roles"][seat]
+                swap = next(s for s in range(players) if (other["roles"][s] in ("agent", "merlin", "percival"))
+                            != (mine in ("agent", "merlin", "percival")))
+                other["roles"][seat], other["roles"][swap] = other["roles"][swap], mine
+                if other["phase"] == "mission" and other["cards"][seat] is not None:
+                    other["cards"][seat] = "sabotage" if other["cards"][seat] == "success" else "success"
+                if other["phase"] == "vote" and other["votes"][seat] is not None:
+                    other["votes"][seat] = not other["votes"][seat]
+                for entry in other["log"]:
+                    if entry.get("private") and entry.get("to") == seat:
+                        entry["side"] = "traitors" if entry["side"] == "agents" else "agents"
+                assert shown_text(phone(other, seat)) == shown_text(html), (state["phase"], seat)
+
+
+def test_the_track_is_a_drawing_with_sizes_results_sabotage_and_rejections():
+    """The SVG track: five discs with their team sizes, the results and Sabotage cards played, the
+    two-Sabotage mission ringed, the rejection pips; and the same in words for screen readers."""
+    from engines.inside_job.cards import MISSION_SIZES
+
+    state = table(7, plain_roles(7, [0, 1, 2]))
+    for team, sabotage in (([0, 3], {0}), ([3, 4, 5], set())):
+        state = run_mission(state, team, sabotage)
+    html = board(state)
+    svg = re.search(r'<svg class="ij-track".*?</svg>', html, re.S).group(0)
+    assert 'aria-hidden="true"' in svg and "<image" not in svg and "href" not in svg
+    sizes = re.findall(r'data-test="mission-(\d)" data-size="(\d+)"', svg)
+    assert [int(size) for _n, size in sizes] == MISSION_SIZES[7]
+    assert svg.count('class="ij-ring-two"') == 1  # mission 4 at seven players needs two Sabotage cards
+    view = ENGINE.view(state, None)
+    done = view["missions"]
+    assert len(re.findall(r'class="ij-mission ij-(success|fail)"', svg)) == len(done)
+    assert svg.count('class="ij-sabotage-mark"') == sum(c or 0 for c in view["sabotage_counts"])
+    pips = re.search(r'<svg class="ij-pips".*?</svg>', html, re.S).group(0)
+    assert pips.count('<circle class="ij-pip') == view["max_rejections"]
+    assert pips.count("ij-pip-on") == view["rejections"]
+    words = re.search(r'<ol class="visually-hidden"[^>]*>(.*?)</ol>', html, re.S).group(1)
+    assert words.count("<li>") == 5 and "Mission 1: a team of 2" in words
+
+
+def test_the_rejection_pips_count_the_rejected_proposals():
+    state = table(5, plain_roles(5, [0, 1]))
+    for _ in range(3):
+        state = propose(state, [0, 1])
+        for seat in range(5):
+            state = ENGINE.apply(state, seat, {"type": "vote", "approve": False})
+    html = phone(state, 2)
+    pips = re.search(r'<svg class="ij-pips".*?</svg>', html, re.S).group(0)
+    assert pips.count("ij-pip-on") == 3 == ENGINE.view(state, 2)["rejections"]
+    assert 'data-test="rejections"' in html and "Rejected proposals this mission: 3 of 5" in html
