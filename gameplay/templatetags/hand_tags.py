@@ -43,6 +43,18 @@ def by_position(view: dict, kind: str, cards: list | None = None) -> list[dict[s
     return choices
 
 
+@register.filter
+def mission_cards(view: dict) -> list[str]:
+    """Inside Job: the two mission cards of a team member about to play, in position order; [] for any other seat.
+
+    Every team member holds two cards, so every phone shows two buttons ("Play card 1", "Play card 2"):
+    a seat the engine lets play Sabotage (a Traitor, whatever its role) holds Success and Sabotage, any
+    other (an Agent, Merlin, Percival) two Success cards, both playing the one Success the engine lists.
+    """
+    cards = [card for card in ("success", "sabotage") if _legal(view, {"type": "play", "card": card}) is not None]
+    return cards * 2 if len(cards) == 1 else cards
+
+
 @register.simple_tag
 def coup_exchange_choices(view: dict) -> list[dict[str, Any]]:
     """The Exchange's choices by position: the hand and then the drawn cards are cards 1..n; each choice

@@ -17,9 +17,21 @@ pytestmark = pytest.mark.e2e
 DECISIVE = ['[data-test="shoot"]', '[data-test="arm"]', '[data-test^="aim-"]']
 
 
+def open_folds(page) -> None:
+    """Open the closed folds of this seat's move ("Inspect", "Equip a card"), as a player would to play from them."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for summary in page.locator('#private-view [data-test="my-move"] details:not([open]) > summary').all():
+        try:
+            summary.click(timeout=1000)
+        except PlaywrightError:  # the panel was swapped meanwhile: its folds are looked at again next time
+            return
+
+
 def tap_any(page, rng: random.Random) -> bool:
-    """Tap a decisive move if there is one, else one of this phone's buttons; False when it has none."""
-    buttons = page.locator("#private-view form.move-form button[type=submit]:not([disabled])")
+    """Tap a decisive move if there is one, else one of this phone's visible buttons; False when it has none."""
+    open_folds(page)
+    buttons = page.locator("#private-view form.move-form button[type=submit]:not([disabled]):visible")
     for selector in DECISIVE:
         decisive = page.locator(f"#private-view form.move-form button{selector}:not([disabled])")
         if decisive.count():

@@ -165,7 +165,8 @@ def test_a_bonus_card_never_shows_in_the_open_log():
 
 
 def test_equip_buttons_name_a_number_not_a_card():
-    from ..peek import shown_text
+    """The Equip buttons say the card's number in the hand, inside the closed "Equip a card" fold."""
+    from ..peek import face_down_text, shown_text
     from .helpers import at_act, give, new_game
 
     state = new_game(4)
@@ -174,11 +175,95 @@ def test_equip_buttons_name_a_number_not_a_card():
     give(state, 0, "magnum_44")
     state = at_act(state)
     html = render_to_string(T + "phone.html", context(state, 0))
-    shown = shown_text(html)
+    shown, folded = shown_text(html), face_down_text(html)
     view = ENGINE.view(state, 0)
     equippable = [i + 1 for i, c in enumerate(view["hand"]) if c["id"] in view["moves"]["equip"]]
     assert len(equippable) >= 2
+    assert "Equip a card" in shown and "Equip card" not in shown
     for n in equippable:
-        assert f"Equip card {n}" in shown
+        assert f"Equip card {n}" in folded
     for word in ("Bulletproof vest", ".44 magnum", "Inspection"):
         assert word not in shown.split("Market")[0], word  # the market (public) may show any kind
+
+
+def with_hand(state, seat, kinds):
+    """The same table, but ``seat``'s hand holds cards of ``kinds`` (as many as it holds now): each of its cards
+    changes places with a deck card of the kind wanted, so every count on the table stays. None when the deck
+    lacks one."""
+    import copy
+
+    new = copy.deepcopy(state)
+    hand, deck = new["players"][seat]["hand"], new["deck"]
+    assert len(kinds) == len(hand)
+    used: set[int] = set()
+    for j, kind in enumerate(kinds):
+        i = next((i for i, card in enumerate(deck) if card["kind"] == kind and i not in used), None)
+        if i is None:
+            return None
+        used.add(i)
+        hand[j], deck[i] = deck[i], hand[j]
+    return new
+
+
+def other_hands(size, rng):
+    """Hands of ``size`` cards unlike each other: only inspection cards, only cards to equip, a mix, at random."""
+    from engines.good_cop_bad_cop_health.cards import EQUIPPABLE, INSPECTION, KINDS
+
+    hands = [[INSPECTION] * size, ["vest"] * size, [EQUIPPABLE[i % len(EQUIPPABLE)] for i in range(size)],
+             [INSPECTION if i % 2 else "revolver_38" for i in range(size)]]
+    return [*hands, [rng.choice(KINDS) for _ in range(size)]]
+
+
+def shown_phone(state, seat):
+    from ..peek import shown_text
+
+    return shown_text(render_to_string(T + "phone.html", context(state, seat)))
+
+
+@pytest.mark.parametrize("equipped", [False, True])
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_what_a_phone_shows_unheld_on_its_act_step_does_not_depend_on_its_hand(size, equipped):
+    """The seat's own act step, armed or not, before and after equipping: any other hand of the same size
+    (all inspection cards, all cards to equip, a mix) leaves the text outside its peek boxes and closed folds
+    word for word the same: the "Inspect" and "Equip a card" folds are there, card or no card."""
+    from .helpers import at_act, give, new_game
+
+    rng = random.Random(size)
+    for armed in (False, True):
+        state = new_game(4)
+        if armed:
+            give(state, 0, "revolver_38", "in_play")
+        state = at_act(state)  # the draw: one card in hand
+        for _ in range(size - 1 + equipped):
+            give(state, 0, "vest")
+        if equipped:
+            vest = next(c for c in state["players"][0]["hand"] if c["kind"] == "vest")
+            state = ENGINE.apply(state, 0, {"type": "equip", "card": vest["id"]})
+        assert state["phase"] == "act" and state["turn"] == 0 and len(state["players"][0]["hand"]) == size
+        shown = shown_phone(state, 0)
+        assert "Equip a card" in shown and ("Inspect (spends" in shown) is not equipped
+        tried = 0
+        for kinds in other_hands(size, rng):
+            other = with_hand(state, 0, kinds)
+            if other is not None:
+                tried += 1
+                assert shown_phone(other, 0) == shown, kinds
+        assert tried >= 4
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_what_a_phone_shows_unheld_on_its_act_steps_along_random_games_does_not_depend_on_its_hand(players):
+    """All along random games: on the act step of the seat on turn, other hands of the same size show the same."""
+    rng = random.Random(players)
+    steps = 0
+    for state in game_states(players, 40 + players, every=1, final=False):
+        if state["phase"] != "act":
+            continue
+        seat = state["turn"]
+        shown = shown_phone(state, seat)
+        for kinds in other_hands(len(state["players"][seat]["hand"]), rng):
+            other = with_hand(state, seat, kinds)
+            if other is not None:
+                steps += 1
+                assert shown_phone(other, seat) == shown, (kinds, state["equipped"])
+    assert steps > 20, steps

@@ -96,12 +96,29 @@ def test_vote_buttons_until_the_seat_has_voted_then_waiting():
     assert 'data-test="vote-approve"' in phone(state, 0)
 
 
-def test_mission_buttons_agents_see_only_success():
+def play_buttons(html: str) -> list[tuple[dict, str]]:
+    """The mission-card buttons of a phone: (the action each sends, its label), in page order."""
+    import json
+    from html import unescape
+
+    now = html.split('data-test="my-move"')[1].split("</section>")[0]
+    return [(json.loads(unescape(action)), label.strip()) for action, label in re.findall(
+        r'name="action" value="([^"]*)"><button type="submit"[^>]*data-test="play-[a-z]+">([^<]*)</button>', now)]
+
+
+def test_mission_buttons_agents_are_offered_only_success():
+    """Two cards for every team member, by position: an Agent's both Success, a Traitor's Success and
+    Sabotage; each button sends exactly an action the engine lists."""
     state = approve_all(propose(table(5, plain_roles(5, [1, 3])), [0, 1]))
     agent, traitor, outsider = phone(state, 0), phone(state, 1), phone(state, 2)
     assert 'data-test="play-success"' in agent and 'data-test="play-sabotage"' not in agent
     assert 'data-test="play-success"' in traitor and 'data-test="play-sabotage"' in traitor
     assert 'data-test="play-success"' not in outsider and "Waiting for" in outsider
+    success, sabotage = {"type": "play", "card": "success"}, {"type": "play", "card": "sabotage"}
+    assert play_buttons(agent) == [(success, "Play card 1"), (success, "Play card 2")]
+    assert play_buttons(traitor) == [(success, "Play card 1"), (sabotage, "Play card 2")]
+    assert ENGINE.legal_actions(state, 0) == [success]
+    assert play_buttons(outsider) == []
 
 
 def test_assassination_and_lady_buttons():
@@ -164,8 +181,8 @@ def test_rules_page_renders_with_rulings_marked():
 def test_what_a_phone_shows_unheld_does_not_depend_on_its_role():
     """Every seat, all along random games, with every special role: give it another seat's role (of the
     other side) and the phone's text outside its peek boxes stays word for word the same, its own vote and
-    mission card included. Left out: a team member's mission buttons before it plays (the rules give an
-    Agent only Success) and the Assassin's moment (it acts in the open)."""
+    mission card included, and a team member's two mission cards before it plays. Left out: the Assassin's
+    moment (it acts in the open)."""
     import copy
 
     from ..peek import shown_text
@@ -175,8 +192,6 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_role():
             if state["phase"] == "assassinate" or index % 3:
                 continue
             for seat in range(players):
-                if state["phase"] == "mission" and seat in (state["team"] or []) and state["cards"][seat] is None:
-                    continue
                 html = phone(state, seat)
                 other = copy.deepcopy(state)
                 mine = other["roles"][seat]
@@ -191,6 +206,55 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_role():
                     if entry.get("private") and entry.get("to") == seat:
                         entry["side"] = "traitors" if entry["side"] == "agents" else "agents"
                 assert shown_text(phone(other, seat)) == shown_text(html), (state["phase"], seat)
+
+
+def test_a_team_members_mission_cards_look_the_same_for_every_role():
+    """The mission-card step, all along random games with every special role: a team member about to play,
+    given in turn the role of every other seat (Agent, Merlin, Percival for Traitor, Assassin, Morgana,
+    Mordred, Oberon and back), shows word for word the same text outside its peek boxes: "Play card 1",
+    "Play card 2" for everyone. Each button sends exactly an action the engine lists; whoever may only play
+    Success holds two Success cards; which card is which lies face-down."""
+    import copy
+
+    from engines.inside_job.cards import ROLES, side_of
+
+    from ..peek import face_down_text, shown_text
+
+    success, sabotage = {"type": "play", "card": "success"}, {"type": "play", "card": "sabotage"}
+    steps = sides = 0
+    roles_taken: set[str] = set()
+    for players, options in CASES:
+        for state in states_along_a_game(players, options, 3):
+            if state["phase"] != "mission":
+                continue
+            for seat in state["team"]:
+                if state["cards"][seat] is not None:
+                    continue
+                html = phone(state, seat)
+                steps += 1
+                # One seat of each other role in play: this seat takes that role, that seat this one's.
+                holders = {role: s for s, role in enumerate(state["roles"]) if role != state["roles"][seat]}
+                for other_seat in holders.values():
+                    other = copy.deepcopy(state)
+                    roles = other["roles"]
+                    roles[seat], roles[other_seat] = roles[other_seat], roles[seat]
+                    again = phone(other, seat)
+                    assert shown_text(again) == shown_text(html), (players, roles[seat], seat)
+                    sides += side_of(roles[seat]) != side_of(state["roles"][seat])
+                    roles_taken.add(roles[seat])
+                    buttons = play_buttons(again)
+                    legal = ENGINE.legal_actions(other, seat)
+                    assert [label for _action, label in buttons] == ["Play card 1", "Play card 2"]
+                    assert all(any(action == listed for listed in legal) for action, _label in buttons)
+                    cards = face_down_text(again)
+                    if side_of(roles[seat]) == "agents":
+                        assert legal == [success] and [a for a, _l in buttons] == [success, success]
+                        assert "Card 1: Success · Card 2: Success" in cards
+                    else:
+                        assert [a for a, _l in buttons] == [success, sabotage]
+                        assert "Card 1: Success · Card 2: Sabotage" in cards
+    assert steps > 20 and sides > 50, (steps, sides)
+    assert roles_taken == set(ROLES), roles_taken
 
 
 def test_the_track_is_a_drawing_with_sizes_results_sabotage_and_rejections():
