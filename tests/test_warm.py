@@ -1,0 +1,22 @@
+"""The serving process warms up and freezes what it holds (config/warm.py)."""
+
+from __future__ import annotations
+
+import gc
+
+from django.template import engines
+
+from config.warm import project_templates, warm_and_freeze
+
+
+def test_every_project_template_compiles_and_the_warm_process_is_frozen():
+    names = project_templates()
+    assert "gameplay/_panel.html" in names and "games/inside_job/track.html" in names
+    try:
+        assert warm_and_freeze() == len(names)
+        assert gc.get_freeze_count() > 10_000
+        # The cached loader holds them now: a page's first use compiles nothing more.
+        loader = engines["django"].engine.template_loaders[0]
+        assert all(name in loader.get_template_cache for name in names)
+    finally:
+        gc.unfreeze()
