@@ -30,7 +30,6 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from engines.registry import ENGINES
@@ -60,12 +59,12 @@ def night_start(*, table: Table) -> GameNight:
         with transaction.atomic():
             locked = Table.objects.select_for_update().get(pk=table.pk)
             if GameNight.objects.filter(table=locked, ended__isnull=True).exists():
-                raise NightError(_("A game night is already running at this table."))
+                raise NightError(gettext("A game night is already running at this table."))
             night = GameNight.objects.create(table=locked, created_by_id=locked.host_id, group_id=locked.group_id,
                                              started=timezone.now())
             table_notify(table_id=locked.pk)
     except IntegrityError as error:
-        raise NightError(_("A game night is already running at this table.")) from error
+        raise NightError(gettext("A game night is already running at this table.")) from error
     return night
 
 
@@ -75,7 +74,7 @@ def night_end(*, table: Table) -> GameNight:
         locked = Table.objects.select_for_update().get(pk=table.pk)
         night = GameNight.objects.select_for_update().filter(table=locked, ended__isnull=True).first()
         if night is None:
-            raise NightError(_("No game night is running at this table."))
+            raise NightError(gettext("No game night is running at this table."))
         night.ended = timezone.now()
         night.save(update_fields=["ended"])
         table_notify(table_id=locked.pk)

@@ -32,7 +32,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from lobby import services
-from lobby.models import Group, Membership, Player, Seat, Table
+from lobby.models import Group, Membership, Player, Table
 from lobby.notify import table_notify
 
 
@@ -105,15 +105,6 @@ def deletion_refusal(player: Player) -> str | None:
                    "seat to a bot, then delete your account.") % {"code": table.code}
 
 
-def _renumber(table: Table) -> None:
-    """The table's seats numbered 0, 1, … again after one left (two passes: positions never collide)."""
-    seats = list(table.seats.order_by("position"))
-    for i, seat in enumerate(seats):
-        Seat.objects.filter(pk=seat.pk).update(position=1000 + i)
-    for i, seat in enumerate(seats):
-        Seat.objects.filter(pk=seat.pk).update(position=i)
-
-
 def _tables_of(player: Player) -> list[Table]:
     """The tables the player sits at or hosts, locked (in id order: two deletions never deadlock)."""
     ids = set(Table.objects.filter(Q(seats__player=player) | Q(host=player)).values_list("pk", flat=True))
@@ -133,7 +124,7 @@ def _leave_tables(player: Player) -> None:
             if seat is not None:
                 services.host_pass(table=table, seat_id=seat.pk)
         if table.seats.filter(player=player).delete()[0]:
-            _renumber(table)
+            services.seats_renumber(table)
         table_notify(table_id=table.pk)
 
 

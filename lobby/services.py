@@ -266,11 +266,12 @@ def seat_remove(*, table: Table, seat_id: int) -> None:
         if seat.player_id == table.host_id:
             raise LobbyError(_("The host keeps their seat."))
         seat.delete()
-        _renumber(table)
+        seats_renumber(table)
         table_notify(table_id=table.pk)
 
 
-def _renumber(table: Table) -> None:
+def seats_renumber(table: Table) -> None:
+    """The table's seats numbered 0, 1, … again in their order (after one left)."""
     seats = list(table.seats.order_by("position"))
     # Two passes so the positions never collide on the way.
     for i, seat in enumerate(seats):
@@ -300,7 +301,7 @@ def seat_move(*, table: Table, seat_id: int, delta: int) -> None:
         for i, seat in enumerate(seats):
             seat.position = 1000 + i
             seat.save(update_fields=["position"])
-        _renumber(table)
+        seats_renumber(table)
         table_notify(table_id=table.pk)
 
 
