@@ -16,7 +16,16 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 TOKENS = [
     (re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"'), "CSRF"),
     (re.compile(r'name="move_id" value="[^"]*"'), "MOVEID"),
+    (re.compile(r'"X-CSRFToken": "[^"]*"'), "CSRF"),
+    (re.compile(r'data-server-now="\d+"'), "NOW"),
 ]
+
+
+def normalized(html: str) -> str:
+    """``html`` with the tokens that differ between two renders of the same screen replaced."""
+    for pattern, placeholder in TOKENS:
+        html = pattern.sub(placeholder, html)
+    return html
 
 
 class ShownParser(HTMLParser):
@@ -73,9 +82,7 @@ def parse(html: str) -> ShownParser:
 
 def shown_text(html: str) -> str:
     """The words a phone shows without being held (whitespace folded)."""
-    for pattern, placeholder in TOKENS:
-        html = pattern.sub(placeholder, html)
-    return re.sub(r"\s+", " ", " ".join(parse(html).shown)).strip()
+    return re.sub(r"\s+", " ", " ".join(parse(normalized(html)).shown)).strip()
 
 
 def face_down_text(html: str) -> str:

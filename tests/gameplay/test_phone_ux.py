@@ -23,19 +23,13 @@ from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.templatetags.game_tags import native_digits
 from tests.conftest import start
+from tests.engines.peek import VOID, normalized
 from tests.gameplay.helpers import submit_status
 
 pytestmark = pytest.mark.django_db
 
 PLAYERS = {"coup": 4, "good_cop_bad_cop": 5, "good_cop_bad_cop_health": 4, "inside_job": 6}
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-TOKENS = [
-    (re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"'), "CSRF"),
-    (re.compile(r'name="move_id" value="[^"]*"'), "MOVEID"),
-    (re.compile(r'"X-CSRFToken": "[^"]*"'), "CSRF"),
-    (re.compile(r'data-server-now="\d+"'), "NOW"),
-]
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
 class PeekParser(HTMLParser):
@@ -80,12 +74,6 @@ def parse(html: str) -> PeekParser:
     parser.feed(html)
     parser.close()
     return parser
-
-
-def normalized(html: str) -> str:
-    for pattern, placeholder in TOKENS:
-        html = pattern.sub(placeholder, html)
-    return html
 
 
 # How many games a test deals, at most, looking for a situation a random deal may not bring.
