@@ -1,6 +1,11 @@
-"""The table socket: it carries the table's revision number and nothing else.
+"""The table socket: the table's revision number, and for a page that asks, its partial.
 
 Frames to the page are ``{"v": revision}`` and, every ``HEARTBEAT_SECONDS``, ``{"hb": 1}``.
+A page that names its partial in the socket's URL (``?view=phone`` or ``?view=board``) gets
+pushes as ``{"v": revision, "html": partial, "tag": etag}`` instead: the bytes its own htmx GET would get
+at that moment (``gameplay.socket_panel``), so a move costs one render per screen and no
+round trip. When the partial cannot go in a frame, the push is the number alone and the page
+refetches as before.
 The heartbeat travels through the channel layer (the consumer sends it to its own channel),
 so it arrives only while the push path works: when Redis freezes, heartbeats stop and the
 page's watchdog (gameplay/static/js/table.js) drops the socket and polls instead.
@@ -17,7 +22,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from config import limits
-from gameplay import presence
+from gameplay import presence, socket_panel
 from gameplay.seats import session_devices
 from lobby import notify
 from lobby.models import Table
@@ -37,7 +42,8 @@ CLOSE_LAYER_DOWN = 4503
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
-    """Joins the table's group; frames are ``{"v": revision}`` or ``{"hb": 1}``: no game data, no secrets."""
+    """Joins the table's group; frames are ``{"v": revision}``, ``{"hb": 1}``, or, for a page that
+    asked for its partial, ``{"v": revision, "html": partial}`` with what that browser may see."""
 
     heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
 
@@ -51,6 +57,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         table_id, revision, self.player_id, self.devices = found
         self.table_id = table_id
+        self.code = code
+        self.view = socket_panel.view_of(self.scope)
+        self.pushed = revision  # the newest revision this page holds or was sent
         group = notify.group_name(table_id)
         if not await self._layer("group_add", group, self.channel_name):
             await self.close(code=CLOSE_LAYER_DOWN)
@@ -87,7 +96,22 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         return None
 
     async def table_revision(self, event: dict) -> None:
-        await self.send_json({"v": int(event["v"])})
+        revision = int(event["v"])
+        if self.view is None:
+            await self.send_json({"v": revision})
+            return
+        if revision <= self.pushed:
+            return  # a frame at least this new went out already (pushes queued during a render)
+        frame: dict = {"v": revision}
+        self.pushed = revision
+        answer = await database_sync_to_async(socket_panel.render)(self.scope, self.view, self.code)
+        rendered = socket_panel.revision_of(answer[0]) if answer is not None else None
+        if answer is not None and rendered is not None and rendered >= revision:
+            frame = {"v": rendered, "html": answer[0].decode("utf-8")}
+            if answer[1]:
+                frame["tag"] = answer[1]
+            self.pushed = rendered
+        await self.send_json(frame)
 
     async def table_heartbeat(self, event: dict) -> None:
         await self.send_json({"hb": 1})

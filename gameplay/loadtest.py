@@ -7,13 +7,16 @@ board do, and measures what people would feel.
   guest creates an Inside Job table (or ``engine``) with its defaults, the other guests join by
   code, the host starts the game. Each guest keeps its own session (cookie jar).
 - Play (one asyncio loop, aiohttp): every phone and every board opens its own table socket
-  (``/ws/t/<code>/``, ``Origin`` = the server, as a browser sends it) and refetches its htmx
-  partial (``HX-Request: true``) whenever a frame names a newer revision, as ``table.js`` does:
-  one fetch in flight per screen; a push during a fetch means one more fetch afterwards; an
-  older panel never replaces a newer one. The board also refreshes every 15 s (its
-  ``hx-trigger``). Per table a driver, every ~``think`` seconds (jittered), picks a phone whose
-  panel holds a live move form, fills it as ``chaos.fill_move_form`` does and POSTs it as htmx
-  would (``X-CSRFToken``); between games the host deals the next one.
+  (``/ws/t/<code>/?view=phone|board``, ``Origin`` = the server, as a browser sends it). A frame
+  that carries the partial (``"html"``) is swapped in as ``table.js`` does; a frame with a newer
+  number only makes the screen refetch its htmx partial (``HX-Request: true``): one fetch in
+  flight per screen; a push during a fetch means one more fetch afterwards; an older panel never
+  replaces a newer one. ``--pull`` opens the sockets without ``?view=`` (numbers only, every
+  screen refetches: the protocol before partials were pushed), to compare the two. The board
+  also refreshes every 15 s (its ``hx-trigger``). Per table a driver, every ~``think`` seconds
+  (jittered), picks a phone whose panel holds a live move form, fills it as
+  ``chaos.fill_move_form`` does and POSTs it as htmx would (``X-CSRFToken``); between games the
+  host deals the next one.
 - Figures: for each accepted move, "tap → every other screen" is the time from sending the POST
   until every other screen of the table (the other phones and the board) holds a panel whose
   ``data-revision`` is at least the move's (the revision of the mover's answer). Also the move
@@ -93,6 +96,7 @@ class Options:
     seed: int | None = None
     setup_threads: int = 16
     connect_parallel: int = 64  # socket handshakes in flight at once while connecting
+    pull: bool = False  # sockets without ?view=: numbers only, every screen refetches its partial
 
     @property
     def split(self) -> urllib.parse.SplitResult:
@@ -154,6 +158,7 @@ class Figures:
         self.post: list[float] = []
         self.get: list[float] = []
         self.not_modified = 0  # panel GETs answered 304: the screen held that panel (its ETag) already
+        self.pushed = 0  # partials that came in a socket frame (no request)
         self.attempted = 0
         self.accepted = 0
         self.sockets_open = 0
@@ -511,6 +516,8 @@ class Screen:
     async def socket_loop(self, gate: asyncio.Semaphore) -> None:
         """Keep this screen's table socket open; frames ``{"v": n}`` refetch, ``{"hb": 1}`` keep it alive."""
         url = "ws://" + self.run.options.split.netloc + f"/ws/t/{self.table.code}/"
+        if not self.run.options.pull:
+            url += "?view=board" if self.is_board else "?view=phone"
         attempt = 0
         while not self.run.closing:
             try:
@@ -561,7 +568,13 @@ class Screen:
         except ValueError:
             self.run.figures.error("socket frame not JSON")
             return
-        if isinstance(frame, dict) and isinstance(frame.get("v"), int):
+        if not isinstance(frame, dict) or not isinstance(frame.get("v"), int):
+            return
+        if isinstance(frame.get("html"), str):  # the partial itself: swapped in, no request
+            self.run.figures.pushed += 1
+            self.known = max(self.known, frame["v"])
+            self.show(frame["html"].encode("utf-8"), time.monotonic())
+        else:
             self.heard(frame["v"])
 
     async def board_poll(self) -> None:
@@ -881,6 +894,8 @@ def summary(options: Options, figures: Figures, counts: list[int], pids: list[in
         "post_p99_ms": _ms(figures.post, 0.99),
         "panel_get_n": len(figures.get),
         "panel_get_304": figures.not_modified,
+        "panel_pushed_n": figures.pushed,
+        "pull": options.pull,
         "panel_get_p50_ms": _ms(figures.get, 0.50),
         "panel_get_p99_ms": _ms(figures.get, 0.99),
         "errors": dict(sorted(figures.errors.items())),
@@ -919,7 +934,8 @@ def format_summary(s: dict[str, Any]) -> str:
         f"(n={s['tap_every_screen_n']})",
         f"move POST          p50 {s['post_p50_ms']} ms  p99 {s['post_p99_ms']} ms  (n={s['post_n']})",
         f"panel GET          p50 {s['panel_get_p50_ms']} ms  p99 {s['panel_get_p99_ms']} ms  "
-        f"(n={s['panel_get_n']}, 304: {s['panel_get_304']})",
+        f"(n={s['panel_get_n']}, 304: {s['panel_get_304']}); partials pushed in frames: {s['panel_pushed_n']}"
+        f"{' (--pull: numbers only)' if s['pull'] else ''}",
         f"errors             {s['errors_total']}: {counts(s['errors'])}",
         f"server             pids {', '.join(map(str, s['server_pids'])) or 'unknown'}: CPU {cpu}{rss}",
         f"this client        CPU {s['client_cpu_pct']}% of one core",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from django import template
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
 from engines.registry import get_engine
@@ -66,9 +68,14 @@ def move_button(context, action: dict, label: str, css_class: str = "", data_tes
 
 
 @register.simple_tag
-def table_socket_url(code: str) -> str:
-    """A table's socket path: the Channels route ``table_socket`` (``gameplay.routing``), as {% url %} for pages."""
-    return reverse("table_socket", args=[code], urlconf="gameplay.routing")
+def table_socket_url(code: str, view: str = "") -> str:
+    """A table's socket path: the Channels route ``table_socket`` (``gameplay.routing``), as {% url %} for pages.
+
+    ``view`` ("phone" or "board"): the page's partial comes in each push frame
+    (``gameplay.socket_panel``); without it, frames carry the revision number only.
+    """
+    path = reverse("table_socket", args=[code], urlconf="gameplay.routing")
+    return f"{path}?view={view}" if view else path
 
 
 @register.filter
@@ -329,3 +336,20 @@ def reference(context, engine_name: str, view: dict, players: int) -> dict | Non
         return None
     players = int(players or 0)
     return build(view or {}, players, _game_options(context, engine_name, players))
+
+
+@register.simple_tag(takes_context=True)
+def reference_card(context, engine_name: str, view: dict, players: int) -> SafeString:
+    """The reference card (``gameplay/_reference_card.html``) for this table: its facts come from
+    :func:`reference`, and the drawing is made once per set of facts and language in a process
+    (every phone of a table, every move, shows the same card)."""
+    ref = reference(context, engine_name, view, players)
+    if not ref:
+        return mark_safe("")
+    return _reference_html(engine_name, json.dumps(ref, sort_keys=True), get_language())
+
+
+@lru_cache(maxsize=256)
+def _reference_html(engine_name: str, facts: str, language: str | None) -> SafeString:
+    html = render_to_string("gameplay/_reference_card.html", {"engine": engine_name, "ref": json.loads(facts)})
+    return mark_safe(html)  # noqa: S308 (our template, autoescaped)

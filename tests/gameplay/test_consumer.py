@@ -1,10 +1,9 @@
-"""The table socket on the real Redis channel layer: frames carry the revision number only."""
+"""The table socket on the real Redis channel layer: a socket that names no partial gets the revision number only."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -16,22 +15,6 @@ from gameplay import consumers
 from gameplay.services import move_submit
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal, submit_status
-
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-@pytest.fixture
-def redis_layer(settings):
-    """The real channels_redis layer (make test starts Redis; a missing Redis fails the test).
-
-    The key prefix is this process's own: test databases restart table ids at 1, so two test
-    runs sharing one Redis would otherwise hear each other's pushes to ``table-1``.
-    """
-    config = {"hosts": [REDIS_URL], "prefix": f"asgi-test-{os.getpid()}"}
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": config}}
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
 
 
 async def next_revision(socket: WebsocketCommunicator, known: int) -> dict:

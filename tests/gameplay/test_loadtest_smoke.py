@@ -70,11 +70,14 @@ def server(tmp_path: Path) -> Iterator[tuple[int, int, dict[str, str], Path]]:
             process.wait(timeout=10)
 
 
-def test_loadtest_smoke(server: tuple[int, int, dict[str, str], Path]) -> None:
+@pytest.mark.parametrize("pull", [False, True], ids=["pushed-partials", "pull"])
+def test_loadtest_smoke(server: tuple[int, int, dict[str, str], Path], pull: bool) -> None:
+    """Both protocols: partials in the push frames (what the pages use), and numbers only with a
+    refetch per screen (``--pull``, the fallback every page still has)."""
     port, pid, env, log_path = server
     result = subprocess.run(
         [sys.executable, "manage.py", "loadtest", "--url", f"http://127.0.0.1:{port}", "--tables", "2",
-         "--duration", "10", "--seed", "13"],
+         "--duration", "10", "--seed", "13", *(["--pull"] if pull else [])],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=90,
     )
     assert result.returncode == 0, result.stderr[-3000:]
@@ -88,8 +91,14 @@ def test_loadtest_smoke(server: tuple[int, int, dict[str, str], Path]) -> None:
     assert figures["errors_total"] == 0, context
     assert figures["tap_every_screen_n"] == figures["moves_accepted"], context
     for key in ("moves_per_s", "tap_every_screen_p50_ms", "tap_every_screen_p95_ms", "tap_every_screen_p99_ms",
-                "tap_every_screen_max_ms", "post_p50_ms", "post_p99_ms", "panel_get_p50_ms", "panel_get_p99_ms"):
+                "tap_every_screen_max_ms", "post_p50_ms", "post_p99_ms"):
         assert figures[key] > 0, (key, context)
+    assert figures["pull"] is pull
+    if pull:  # every screen refetched every move
+        assert figures["panel_pushed_n"] == 0, context
+        assert figures["panel_get_n"] >= figures["moves_accepted"] and figures["panel_get_p50_ms"] > 0, context
+    else:  # the other screens got every move's partial in a frame
+        assert figures["panel_pushed_n"] >= figures["moves_accepted"], context
     # The server was found by its listening socket, and measured.
     assert figures["server_pids"] == [pid], context
     assert figures["server_cpu_pct"] > 0 and figures["server_rss_mb"] > 0, context

@@ -37,6 +37,9 @@ class Command(BaseCommand):
         parser.add_argument("--warmup", type=float, default=0.0, help="seconds of play before measuring")
         parser.add_argument("--seed", type=int, default=None, help="seed of the drivers' choices")
         parser.add_argument("--setup-threads", type=int, default=16, help="parallel HTTP clients during setup")
+        parser.add_argument("--pull", action="store_true",
+                            help="sockets carry numbers only and every screen refetches its partial "
+                                 "(the protocol before partials came in push frames), to compare the two")
         parser.add_argument("--idle-sockets", type=int, default=0,
                             help="instead of playing: open this many idle sockets and print the server's KB per socket")
 
@@ -45,6 +48,7 @@ class Command(BaseCommand):
             url=options["url"], tables=options["tables"], duration=options["duration"], think=options["think"],
             phones=options["phones"], engine=options["engine"], server_pids=options["server_pids"],
             warmup=options["warmup"], seed=options["seed"], setup_threads=max(1, options["setup_threads"]),
+            pull=options["pull"],
         )
         try:
             check_options(chosen)

@@ -9,8 +9,9 @@
 //    already on the board, rendered and translated by the server: the newest public log line,
 //    the line saying whom the game waits for (when the phase or the active seat changes), the
 //    end of the game, and who hosts now. This file holds no words of its own.
-// 3. A refetch that brings back the board already shown (same entity tag) is not swapped in, so
-//    the highlight of the last change plays once, when it happens.
+// 3. A refetch that brings back the board already shown (same entity tag, also when the board
+//    came in a push frame) is not swapped in, so the highlight of the last change plays once,
+//    when it happens.
 // No inline scripts: the CSP forbids them (the template only marks elements with data-*).
 (function () {
   "use strict";
@@ -160,6 +161,8 @@
     if (tag && tag === shownTag) { event.detail.shouldSwap = false; }
     shownTag = tag;
   });
+  // A board pushed over the socket (table.js) came with its tag: a refetch of it is not swapped in either.
+  document.addEventListener("table-pushed", function (event) { shownTag = event.detail.tag; });
 
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail.target;

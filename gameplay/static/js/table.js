@@ -1,5 +1,7 @@
-// Live updates for a table page: the socket carries only the table's revision number.
-// On a newer number the page asks htmx to refetch its own partial ("table-changed").
+// Live updates for a table page: the socket carries the table's revision number and, for a
+// page whose socket URL names its partial (?view=phone|board), the partial itself
+// ({"v": n, "html": ...}, what this browser's own GET would get): it is swapped in as htmx
+// would, with no request. A number alone makes the page ask htmx to refetch ("table-changed").
 // The server also sends {"hb": 1} every HEARTBEAT_MS through its channel layer, so a socket
 // that stays silent for SILENCE_MS is dead (a frozen Redis, a stale connection after sleep)
 // and is dropped. While the socket is down the page polls and reconnects with jittered
@@ -78,6 +80,36 @@
     if (chased[known] <= 3) { refresh(); }
   }
   document.addEventListener("htmx:afterSettle", catchUp);
+
+  // A pushed partial: swapped in unless the panel shows one as new. While a request of this
+  // page is on its way (a tap, whose answer may carry a note) it waits for that answer, and
+  // is used only if it is still newer; anything that cannot be swapped falls back to a refetch.
+  var waitingPush = null;
+  function pushed(data) {
+    var el = panel();
+    var match = /data-revision="(\d+)"/.exec(data.html);
+    if (!el || !match || !window.htmx || typeof window.htmx.swap !== "function") { seen(data.v); return; }
+    if (document.querySelector(".htmx-request")) { waitingPush = data; return; }
+    var revision = parseInt(match[1], 10);
+    var shown = shownRevision();
+    if (shown !== null && revision <= shown) { return; }
+    try {
+      window.htmx.swap(el, data.html, { swapStyle: "outerHTML" }, { eventInfo: { pushed: true } });
+    } catch (e) {
+      seen(data.v);
+      return;
+    }
+    known = Math.max(known, revision);
+    // Other fragments of the page (the moderator's drawer) refetch on "table-pushed"; detail.tag is
+    // the partial's entity tag, as its GET would have had (board.js drops a refetch of the same).
+    body.dispatchEvent(new CustomEvent("table-pushed", { bubbles: true, detail: { revision: revision, tag: data.tag || null } }));
+  }
+  function pushedLater() {
+    var data = waitingPush;
+    if (data && !document.querySelector(".htmx-request")) { waitingPush = null; pushed(data); }
+  }
+  document.addEventListener("htmx:afterSettle", pushedLater);
+  document.addEventListener("htmx:afterRequest", function () { setTimeout(pushedLater, 0); });
   document.addEventListener("htmx:afterRequest", function () { setTimeout(catchUp, 0); });
 
   // A Persian page writes its numbers in Persian digits (the server does so for the rest of the page).
@@ -225,7 +257,7 @@
       if (socketBad) { socketBad = false; update(); }
       var data = null;
       try { data = JSON.parse(event.data); } catch (e) { return; }
-      if (data) { seen(data.v); } // {"hb": 1} carries no number
+      if (data && typeof data.html === "string") { pushed(data); } else if (data) { seen(data.v); } // {"hb": 1}: no number
     };
     socket.onclose = function () { socket = null; lost(); };
   }

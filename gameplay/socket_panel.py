@@ -1,0 +1,134 @@
+"""A screen's partial, rendered for its own socket: the bytes its htmx refetch would get.
+
+Before, every push made each of a table's 7–8 screens send an htmx GET for its partial, and
+most of a request's CPU went to the HTTP round trip (parsing, the thread hop, the response),
+not to the view (docs/performance.md). Now a page that names its partial when it opens the
+socket (``?view=phone`` or ``?view=board``) gets the partial in the push frame itself:
+``{"v": revision, "html": partial}``.
+
+The partial is made by Django's own request handler, with the whole middleware chain and the
+socket's own handshake headers (its cookies: session, CSRF, language), as an htmx GET of that
+page. So the frame holds what this browser's GET would get at that moment: this seat's
+secrets and public facts, nothing else, judged against the session as it is now, not as it
+was when the socket opened. The socket itself is same-origin only (``SameOriginValidator``).
+
+When that answer is anything but a plain 200 (a redirect, a refusal, a cookie to change, a
+partial too large for a frame), the frame carries the number only and the page refetches
+over HTTP as before: the push never needs to stand in for a browser.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import sys
+from typing import Any
+
+from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
+from django.urls import reverse
+
+logger = logging.getLogger(__name__)
+
+# The page's partial for each kind of table page (``?view=`` on the socket's URL) and its URL name.
+VIEWS = {"phone": "table", "board": "board"}
+# A frame larger than this carries the number only (the page refetches it).
+MAX_FRAME_BYTES = 512 * 1024
+# Handshake headers that belong to the socket, not to a page request.
+_SOCKET_HEADERS = {"UPGRADE", "CONNECTION", "IF_NONE_MATCH", "IF_MODIFIED_SINCE", "CONTENT_LENGTH", "CONTENT_TYPE"}
+REVISION = re.compile(rb'data-revision="(\d+)"')
+
+_handler: WSGIHandler | None = None
+
+
+def handler() -> WSGIHandler:
+    """This process's handler for socket renders (middleware loaded once). Its ``get_response``
+    runs the request without Django's request signals: the consumer's ``database_sync_to_async``
+    already looks after the database connection around each render, as for any socket work."""
+    global _handler
+    if _handler is None:
+        _handler = WSGIHandler()
+    return _handler
+
+
+def view_of(scope: dict[str, Any]) -> str | None:
+    """The partial the page asked for in its socket URL (``?view=phone|board``), or None."""
+    query = scope.get("query_string", b"")
+    if isinstance(query, bytes):
+        query = query.decode("latin-1")
+    for part in query.split("&"):
+        name, _, value = part.partition("=")
+        if name == "view" and value in VIEWS:
+            return value
+    return None
+
+
+def environ_of(scope: dict[str, Any], path: str) -> dict[str, Any]:
+    """A WSGI environ for an htmx GET of ``path`` with the socket handshake's own headers."""
+    server = scope.get("server") or ("localhost", 80)
+    client = scope.get("client") or ("0.0.0.0", 0)
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "GET",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": str(server[0] or "localhost"),
+        "SERVER_PORT": str(server[1] or 80),
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": client[0] or "0.0.0.0",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "https" if scope.get("scheme") == "wss" else "http",
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
+    }
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        if name in _SOCKET_HEADERS or name.startswith("SEC_WEBSOCKET"):
+            continue
+        key = f"HTTP_{name}"
+        value = raw_value.decode("latin-1")
+        environ[key] = f"{environ[key]},{value}" if key in environ else value
+    environ["HTTP_HX_REQUEST"] = "true"
+    return environ
+
+
+def render(scope: dict[str, Any], view: str, code: str) -> tuple[bytes, str] | None:
+    """The partial of ``view`` at table ``code`` as this socket's browser would GET it, with its
+    entity tag ("" if none), or None.
+
+    None when the answer is not a plain 200 that leaves the cookies as they are (the page then
+    refetches itself),
+    or when it is larger than a frame should be. Never raises: a failure is logged and is None.
+    """
+    try:
+        request = WSGIRequest(environ_of(scope, reverse(VIEWS[view], args=[code])))
+        response = handler().get_response(request)
+    except Exception:
+        logger.exception("a socket's partial could not be rendered")
+        return None
+    if response.status_code != 200 or response.streaming or not _cookies_unchanged(request, response):
+        return None
+    body = response.content
+    if len(body) > MAX_FRAME_BYTES:
+        return None
+    return body, response.get("ETag", "")
+
+
+def _cookies_unchanged(request: WSGIRequest, response: Any) -> bool:
+    """Whether every cookie the answer sets is one the browser holds already, with the same value.
+
+    Django sends the CSRF cookie again whenever a page uses its token, only to renew its expiry;
+    that the frame cannot do, and need not (the next request renews it). A new or changed cookie
+    (a new session, a deleted one, a new CSRF secret) needs the browser: the page refetches.
+    """
+    return all(request.COOKIES.get(name) == morsel.value and morsel.value and morsel["max-age"] != 0
+               for name, morsel in response.cookies.items())
+
+
+def revision_of(body: bytes) -> int | None:
+    """The table revision a partial was rendered at (its ``data-revision``)."""
+    found = REVISION.search(body)
+    return int(found.group(1)) if found else None

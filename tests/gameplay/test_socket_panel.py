@@ -1,0 +1,174 @@
+"""Partials in push frames (``gameplay.socket_panel``): each socket gets what its own browser's GET gets.
+
+A page that names its partial in the socket URL (``?view=phone`` / ``?view=board``) gets
+``{"v": n, "html": partial}``: the same bytes (but for the per-render tokens) as that browser's
+htmx GET at that moment, so a phone's frame holds its own seat's secrets and public facts only,
+and the board's frame public facts only. When the answer is not a plain 200 without cookies,
+the frame carries the number alone (the page refetches as before).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+from gameplay.selectors import game_state
+from tests.conftest import Guest, start
+from tests.gameplay.helpers import awaited_movers, legal, move_data
+from tests.gameplay.test_privacy import normalized
+
+ROLE = 'data-test="role"'
+
+
+def cookie_header(guest: Guest, leave_out: tuple[str, ...] = ()) -> bytes:
+    return "; ".join(f"{name}={morsel.value}" for name, morsel in guest.client.cookies.items()
+                     if name not in leave_out).encode()
+
+
+def socket(code: str, guest: Guest | None = None, view: str = "phone", leave_out: tuple[str, ...] = ()):
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if guest is not None:
+        headers.append((b"cookie", cookie_header(guest, leave_out)))
+    return WebsocketCommunicator(application, f"/ws/t/{code}/?view={view}", headers=headers)
+
+
+async def opened(communicator: WebsocketCommunicator) -> int:
+    connected, _ = await communicator.connect()
+    assert connected
+    first = await communicator.receive_json_from(timeout=5)
+    assert set(first) == {"v"}  # the first frame: the number the page was loaded at
+    return first["v"]
+
+
+async def frame_after(communicator: WebsocketCommunicator, known: int) -> dict:
+    """The next frame newer than ``known`` (a push queued before connecting may repeat it)."""
+    while True:
+        frame = await communicator.receive_json_from(timeout=10)
+        if frame.get("v", -1) > known:
+            return frame
+
+
+def a_move(table, people, game) -> None:
+    (mover,) = awaited_movers(game)
+    answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
+    assert answer.status_code == 200
+
+
+def htmx_get(guest: Guest | None, path: str) -> bytes:
+    """The htmx GET of ``path`` by ``guest``'s browser, or by a browser with no session (None)."""
+    client = guest.client if guest is not None else Client()
+    return client.get(path, HTTP_HX_REQUEST="true").content
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_each_phone_and_the_board_get_what_their_own_get_gets(redis_layer, table_with):
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    for person in people:  # a browser holds its CSRF cookie from the page it loaded
+        await sync_to_async(person.get)(f"/t/{table.code}/")
+    phones = [socket(table.code, person) for person in people]
+    board = socket(table.code, None, view="board")
+    known = [await opened(s) for s in [*phones, board]]
+    await sync_to_async(a_move)(table, people, game)
+    roles = (await sync_to_async(game_state)(game))["roles"]
+    shown = []
+    for seat, (person, phone) in enumerate(zip(people, phones, strict=True)):
+        frame = await frame_after(phone, known[seat])
+        assert set(frame) == {"v", "html", "tag"}, set(frame)
+        html = frame["html"]
+        assert f'data-revision="{frame["v"]}"' in html
+        get = await sync_to_async(htmx_get)(person, f"/t/{table.code}/")
+        assert normalized(html.encode()) == normalized(get)
+        assert ROLE in html  # this seat's own secret, face down
+        shown.append(normalized(html.encode()))
+    # Each frame is its own seat's, not one shared page: seats of different roles got different frames.
+    assert len(set(roles)) > 1
+    for one, other in itertools.combinations(range(len(people)), 2):
+        if roles[one] != roles[other]:
+            assert shown[one] != shown[other]
+    frame = await frame_after(board, known[-1])
+    assert set(frame) == {"v", "html", "tag"}
+    get = await sync_to_async(htmx_get)(None, f"/t/{table.code}/board/")
+    assert normalized(frame["html"].encode()) == normalized(get)
+    assert ROLE not in frame["html"] and "data-peek" not in frame["html"]
+    for s in [*phones, board]:
+        await s.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_whose_session_ended_gets_no_secret(redis_layer, table_with):
+    """Judged against the session as it is now: a phone logged out after opening its socket."""
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    awaited = await sync_to_async(awaited_movers)(game)
+    leaving = people[next(seat for seat in range(1, 5) if seat not in awaited)]
+    await sync_to_async(leaving.get)(f"/t/{table.code}/")
+    phone = socket(table.code, leaving)
+    known = await opened(phone)
+    await sync_to_async(leaving.client.logout)()  # the session this socket's cookie names is gone
+    await sync_to_async(a_move)(table, people, game)
+    frame = await frame_after(phone, known)
+    assert "html" not in frame or ROLE not in frame["html"]
+    assert set(frame) == {"v"}  # its answer deletes the dead session's cookie: the page refetches itself
+    await phone.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_page_without_its_csrf_cookie_gets_the_number_and_refetches(redis_layer, table_with):
+    """The phone's forms need a CSRF cookie the socket cannot set: the push stays a number."""
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    phone = socket(table.code, people[1], leave_out=("csrftoken",))
+    known = await opened(phone)
+    await sync_to_async(a_move)(table, people, game)
+    assert await frame_after(phone, known) == {"v": known + 1}
+    await phone.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("query", ["", "?view=", "?view=admin", "?view=../board", "?other=phone"])
+async def test_a_socket_that_names_no_known_partial_gets_numbers_only(redis_layer, table_with, query):
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    await sync_to_async(people[1].get)(f"/t/{table.code}/")
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie_header(people[1]))]
+    phone = WebsocketCommunicator(application, f"/ws/t/{table.code}/{query}", headers=headers)
+    known = await opened(phone)
+    await sync_to_async(a_move)(table, people, game)
+    assert await frame_after(phone, known) == {"v": known + 1}
+    await phone.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_burst_of_moves_ends_with_the_newest_partial(redis_layer, table_with):
+    """Pushes that queue during a render are not rendered again; the last frame is the table's latest."""
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    await sync_to_async(people[2].get)(f"/t/{table.code}/")
+    phone = socket(table.code, people[2])
+    known = await opened(phone)
+    for _ in range(4):
+        await sync_to_async(game.refresh_from_db)()
+        await sync_to_async(a_move_any)(table, people, game)
+    await sync_to_async(table.refresh_from_db)()
+    seen: list[int] = []
+    while not seen or seen[-1] < table.revision:
+        frame = await frame_after(phone, seen[-1] if seen else known)
+        assert "html" in frame
+        seen.append(frame["v"])
+    assert seen == sorted(set(seen))  # never an older panel after a newer one, never one twice
+    get = await sync_to_async(htmx_get)(people[2], f"/t/{table.code}/")
+    assert normalized(frame["html"].encode()) == normalized(get)
+    await phone.disconnect()
+
+
+def a_move_any(table, people, game) -> None:
+    """One legal move by whichever seat the game awaits first (several may be awaited: a vote)."""
+    mover = awaited_movers(game)[0]
+    answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
+    assert answer.status_code == 200
