@@ -15,18 +15,34 @@ was when the socket opened. The socket itself is same-origin only (``SameOriginV
 When that answer is anything but a plain 200 (a redirect, a refusal, a cookie to change, a
 partial too large for a frame), the frame carries the number only and the page refetches
 over HTTP as before: the push never needs to stand in for a browser.
+
+One push makes every socket of the table render at once. Those renders (and only those) share
+the table's latest game row and its seats (:func:`latest_game`): each render still reads the
+table row itself first, and the shared rows are keyed by the revision it read, so they are
+never older than the table the render sees. The session, the seat it plays and the page stay
+each render's own.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import logging
 import re
 import sys
+import threading
+import time
+from collections import OrderedDict
+from contextvars import ContextVar
 from typing import Any
 
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.urls import reverse
+
+from gameplay.models import Game
+from gameplay.seats import game_seats
+from gameplay.selectors import table_latest_game
+from lobby.models import Table
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +53,14 @@ MAX_FRAME_BYTES = 512 * 1024
 # Handshake headers that belong to the socket, not to a page request.
 _SOCKET_HEADERS = {"UPGRADE", "CONNECTION", "IF_NONE_MATCH", "IF_MODIFIED_SINCE", "CONTENT_LENGTH", "CONTENT_TYPE"}
 REVISION = re.compile(rb'data-revision="(\d+)"')
+
+# Rows shared by the renders of one push: (table id, code, revision) -> (when read, the latest game or None).
+# The code too: a test database that starts again reuses ids and revisions, never a random code.
+SHARED_SECONDS = 2.0
+SHARED_TABLES = 512
+_shared: OrderedDict[tuple[int, str, int], tuple[float, Game | None]] = OrderedDict()
+_shared_lock = threading.Lock()
+_in_push: ContextVar[bool] = ContextVar("socket_panel_in_push", default=False)
 
 _handler: WSGIHandler | None = None
 
@@ -103,18 +127,44 @@ def render(scope: dict[str, Any], view: str, code: str) -> tuple[bytes, str] | N
     refetches itself),
     or when it is larger than a frame should be. Never raises: a failure is logged and is None.
     """
+    pushing = _in_push.set(True)
     try:
         request = WSGIRequest(environ_of(scope, reverse(VIEWS[view], args=[code])))
         response = handler().get_response(request)
     except Exception:
         logger.exception("a socket's partial could not be rendered")
         return None
+    finally:
+        _in_push.reset(pushing)
     if response.status_code != 200 or response.streaming or not _cookies_unchanged(request, response):
         return None
     body = response.content
     if len(body) > MAX_FRAME_BYTES:
         return None
     return body, response.get("ETag", "")
+
+
+def latest_game(table: Table) -> Game | None:
+    """The table's latest game with its seats: read once per table revision for the renders of a
+    push (a copy each, so no render sees another's attributes), from the database otherwise."""
+    if not _in_push.get():
+        return table_latest_game(table)
+    key, now = (table.pk, table.code, table.revision), time.monotonic()
+    with _shared_lock:
+        found = _shared.get(key)
+        if found is not None and now - found[0] > SHARED_SECONDS:
+            del _shared[key]
+            found = None
+    if found is None:
+        game = table_latest_game(table)
+        if game is not None:
+            game_seats(game)  # read with the row, shared by the copies
+        found = (now, game)
+        with _shared_lock:
+            _shared[key] = found
+            while len(_shared) > SHARED_TABLES:
+                _shared.popitem(last=False)
+    return copy.copy(found[1]) if found[1] is not None else None
 
 
 def _cookies_unchanged(request: WSGIRequest, response: Any) -> bool:

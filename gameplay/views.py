@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.resilience import cache_guard
 from engines.registry import ENGINES, get_engine
-from gameplay import presence, services
+from gameplay import presence, services, socket_panel
 from gameplay.forms import BadMoveForm, read_move_form
 from gameplay.models import Game
 from gameplay.moderator import moderator_context
@@ -96,7 +96,7 @@ def _latest(table: Table, game: Game | None = None) -> tuple[Game | None, Game |
     no page runs it twice). The table row was read before the game row, so its revision never
     claims a newer table than the panel shows; after an expiry both are read again.
     """
-    latest = game if game is not None else table_latest_game(table)
+    latest = game if game is not None else socket_panel.latest_game(table)
     running = latest if latest is not None and not latest.over else None
     if (
         running is not None

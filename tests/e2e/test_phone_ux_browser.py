@@ -67,8 +67,14 @@ def state(page) -> dict:
 
 
 def cover_center(page) -> tuple[float, float]:
-    box = page.locator("[data-peek-button]").first.bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    """The middle of the first face-down card. Asked again if a panel swapped in just then (a push
+    or a refetch replaces the element between finding it and measuring it)."""
+    for _ in range(50):
+        box = page.locator("[data-peek-button]").first.bounding_box()
+        if box is not None:
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.wait_for_timeout(100)
+    raise AssertionError("no face-down card to hold on the page")
 
 
 @pytest.fixture

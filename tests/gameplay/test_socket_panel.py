@@ -172,3 +172,31 @@ def a_move_any(table, people, game) -> None:
     mover = awaited_movers(game)[0]
     answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
     assert answer.status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_renders_of_one_push_read_the_game_rows_once_per_revision(table_with, django_assert_num_queries):
+    """Shared rows are keyed by the table revision the render read: a newer revision reads again,
+    and nothing outside a push render shares them."""
+    from gameplay import socket_panel
+    from lobby.models import Table
+
+    table, people = table_with(5)
+    game = start(table, people[0])
+    table = Table.objects.get(pk=table.pk)
+    with django_assert_num_queries(1):  # a GET: its own read, every time
+        assert socket_panel.latest_game(table).pk == game.pk
+    token = socket_panel._in_push.set(True)
+    try:
+        with django_assert_num_queries(2):  # the game row and its seats, once
+            first = socket_panel.latest_game(table)
+            second = socket_panel.latest_game(table)
+            assert len(socket_panel.game_seats(second)) == 5
+        assert first is not second and first.pk == second.pk == game.pk
+        a_move(table, people, game)
+        table = Table.objects.get(pk=table.pk)
+        with django_assert_num_queries(2):  # the table moved on: read again
+            moved = socket_panel.latest_game(table)
+        assert moved.version == first.version + 1
+    finally:
+        socket_panel._in_push.reset(token)
