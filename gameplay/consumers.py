@@ -43,7 +43,8 @@ CLOSE_LAYER_DOWN = 4503
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
     """Joins the table's group; frames are ``{"v": revision}``, ``{"hb": 1}``, or, for a page that
-    asked for its partial, ``{"v": revision, "html": partial}`` with what that browser may see."""
+    asked for its partial, ``{"v": revision, "html": partial, "tag": etag}`` with what that browser
+    may see."""
 
     heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
 
