@@ -103,15 +103,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         if revision <= self.pushed:
             return  # a frame at least this new went out already (pushes queued during a render)
-        frame: dict = {"v": revision}
         self.pushed = revision
-        answer = await database_sync_to_async(socket_panel.render)(self.scope, self.view, self.code)
-        rendered = socket_panel.revision_of(answer[0]) if answer is not None else None
-        if answer is not None and rendered is not None and rendered >= revision:
-            frame = {"v": rendered, "html": answer[0].decode("utf-8")}
-            if answer[1]:
-                frame["tag"] = answer[1]
-            self.pushed = rendered
+        frame = await database_sync_to_async(socket_panel.push_frame)(
+            self.scope, self.view, self.code, self.table_id, revision)
+        self.pushed = frame["v"]
         await self.send_json(frame)
 
     async def table_heartbeat(self, event: dict) -> None:

@@ -61,6 +61,9 @@ SHARED_TABLES = 512
 _shared: OrderedDict[tuple[int, str, int], tuple[float, Game | None]] = OrderedDict()
 _shared_lock = threading.Lock()
 _in_push: ContextVar[bool] = ContextVar("socket_panel_in_push", default=False)
+# Moves this process answered with their panel: (table id, revision) -> the mover's session key.
+ANSWERED_MOVES = 4096
+_answered: OrderedDict[tuple[int, int], str] = OrderedDict()
 
 _handler: WSGIHandler | None = None
 
@@ -142,6 +145,40 @@ def render(scope: dict[str, Any], view: str, code: str) -> tuple[bytes, str] | N
     if len(body) > MAX_FRAME_BYTES:
         return None
     return body, response.get("ETag", "")
+
+
+def answered(table_id: int, revision: int, session_key: str | None) -> None:
+    """A move's POST was answered with the panel at ``revision`` (views.move): that phone holds it,
+    so its own socket need not render it again (:func:`push_frame`)."""
+    if not session_key:
+        return
+    with _shared_lock:
+        _answered[(table_id, revision)] = session_key
+        while len(_answered) > ANSWERED_MOVES:
+            _answered.popitem(last=False)
+
+
+def push_frame(scope: dict[str, Any], view: str, code: str, table_id: int, revision: int) -> dict[str, Any]:
+    """The frame for a push of ``revision`` to this socket: its partial, or the number alone.
+
+    The number alone for the phone whose own move made this revision and was answered with that
+    panel in this process (it holds it; if that answer was lost, the number makes it refetch), and
+    whenever the partial cannot go in a frame (:func:`render`).
+    """
+    session = scope.get("session")
+    key = getattr(session, "session_key", None) if session is not None else None
+    with _shared_lock:
+        mine = view == "phone" and key is not None and _answered.get((table_id, revision)) == key
+    if mine:
+        return {"v": revision}
+    answer = render(scope, view, code)
+    rendered = revision_of(answer[0]) if answer is not None else None
+    if answer is None or rendered is None or rendered < revision:
+        return {"v": revision}
+    frame: dict[str, Any] = {"v": rendered, "html": answer[0].decode("utf-8")}
+    if answer[1]:
+        frame["tag"] = answer[1]
+    return frame
 
 
 def latest_game(table: Table) -> Game | None:

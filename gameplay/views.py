@@ -316,6 +316,8 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     if result.game is not None and result.revision is not None:
         # The answer is the panel as the move left the table: that game row and its revision.
         table.revision = result.revision
+        if request.htmx:  # this phone gets that panel now: its own socket skips it (a lost answer: it refetches)
+            socket_panel.answered(table.pk, result.revision, request.session.session_key)
         return respond(request, table, "", 200, game=result.game)
     return respond(request, table, "", 200)
 

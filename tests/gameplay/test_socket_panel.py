@@ -18,6 +18,7 @@ from django.test import Client
 
 from config.asgi import application
 from gameplay.selectors import game_state
+from gameplay.services import move_submit
 from tests.conftest import Guest, start
 from tests.gameplay.helpers import awaited_movers, legal, move_data
 from tests.gameplay.test_privacy import normalized
@@ -74,21 +75,25 @@ async def test_each_phone_and_the_board_get_what_their_own_get_gets(redis_layer,
     phones = [socket(table.code, person) for person in people]
     board = socket(table.code, None, view="board")
     known = [await opened(s) for s in [*phones, board]]
+    (mover,) = await sync_to_async(awaited_movers)(game)
     await sync_to_async(a_move)(table, people, game)
     roles = (await sync_to_async(game_state)(game))["roles"]
-    shown = []
+    shown = {}
     for seat, (person, phone) in enumerate(zip(people, phones, strict=True)):
         frame = await frame_after(phone, known[seat])
+        if seat == mover:  # its POST's answer holds the panel (test_the_movers_own_socket…)
+            assert frame == {"v": known[seat] + 1}
+            continue
         assert set(frame) == {"v", "html", "tag"}, set(frame)
         html = frame["html"]
         assert f'data-revision="{frame["v"]}"' in html
         get = await sync_to_async(htmx_get)(person, f"/t/{table.code}/")
         assert normalized(html.encode()) == normalized(get)
         assert ROLE in html  # this seat's own secret, face down
-        shown.append(normalized(html.encode()))
+        shown[seat] = normalized(html.encode())
     # Each frame is its own seat's, not one shared page: seats of different roles got different frames.
     assert len(set(roles)) > 1
-    for one, other in itertools.combinations(range(len(people)), 2):
+    for one, other in itertools.combinations(sorted(shown), 2):
         if roles[one] != roles[other]:
             assert shown[one] != shown[other]
     frame = await frame_after(board, known[-1])
@@ -168,10 +173,12 @@ async def test_a_burst_of_moves_ends_with_the_newest_partial(redis_layer, table_
 
 
 def a_move_any(table, people, game) -> None:
-    """One legal move by whichever seat the game awaits first (several may be awaited: a vote)."""
+    """One legal move by whichever seat the game awaits first (several may be awaited: a vote),
+    made without a page (nobody's POST answer holds the panel)."""
     mover = awaited_movers(game)[0]
-    answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
-    assert answer.status_code == 200
+    result = move_submit(game_id=game.pk, player=people[mover].player, version=game.version,
+                         move_id=f"burst-{game.version}", action=legal(game, mover)[0])
+    assert not result.duplicate
 
 
 @pytest.mark.django_db
@@ -200,3 +207,22 @@ def test_the_renders_of_one_push_read_the_game_rows_once_per_revision(table_with
         assert moved.version == first.version + 1
     finally:
         socket_panel._in_push.reset(token)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_movers_own_socket_gets_the_number_its_answer_holds_the_panel(redis_layer, table_with):
+    """The phone whose move made a revision got that panel as its POST's answer: its socket is not
+    sent the same partial again (only the number, which makes it refetch if the answer was lost)."""
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    (mover,) = await sync_to_async(awaited_movers)(game)
+    watcher = next(seat for seat in range(5) if seat != mover)
+    for person in people:
+        await sync_to_async(person.get)(f"/t/{table.code}/")
+    mine, theirs = socket(table.code, people[mover]), socket(table.code, people[watcher])
+    known_mine, known_theirs = await opened(mine), await opened(theirs)
+    await sync_to_async(a_move)(table, people, game)
+    assert await frame_after(mine, known_mine) == {"v": known_mine + 1}
+    assert "html" in await frame_after(theirs, known_theirs)
+    for s in (mine, theirs):
+        await s.disconnect()
