@@ -4,7 +4,7 @@ Before, every push made each of a table's 7–8 screens send an htmx GET for its
 most of a request's CPU went to the HTTP round trip (parsing, the thread hop, the response),
 not to the view (docs/performance.md). Now a page that names its partial when it opens the
 socket (``?view=phone`` or ``?view=board``) gets the partial in the push frame itself:
-``{"v": revision, "html": partial}``.
+``{"v": revision, "html": partial, "tag": etag}`` (:func:`push_frame`).
 
 The partial is made by Django's own request handler, with the whole middleware chain and the
 socket's own handshake headers (its cookies: session, CSRF, language), as an htmx GET of that
@@ -32,6 +32,7 @@ import re
 import sys
 import threading
 import time
+import urllib.parse
 from collections import OrderedDict
 from contextvars import ContextVar
 from typing import Any
@@ -83,11 +84,7 @@ def view_of(scope: dict[str, Any]) -> str | None:
     query = scope.get("query_string", b"")
     if isinstance(query, bytes):
         query = query.decode("latin-1")
-    for part in query.split("&"):
-        name, _, value = part.partition("=")
-        if name == "view" and value in VIEWS:
-            return value
-    return None
+    return next((value for name, value in urllib.parse.parse_qsl(query) if name == "view" and value in VIEWS), None)
 
 
 def environ_of(scope: dict[str, Any], path: str) -> dict[str, Any]:
@@ -127,8 +124,8 @@ def render(scope: dict[str, Any], view: str, code: str) -> tuple[bytes, str] | N
     entity tag ("" if none), or None.
 
     None when the answer is not a plain 200 that leaves the cookies as they are (the page then
-    refetches itself),
-    or when it is larger than a frame should be. Never raises: a failure is logged and is None.
+    refetches itself), or when it is larger than a frame should be. Never raises: a failure is
+    logged and is None.
     """
     pushing = _in_push.set(True)
     try:

@@ -320,9 +320,9 @@ def _game_options(context, engine_name: str, players: int) -> dict:
         return engine.default_options()
 
 
-@register.simple_tag(takes_context=True)
 def reference(context, engine_name: str, view: dict, players: int) -> dict | None:
-    """The phone's reference card for this table, from the engine's own data (public facts only).
+    """The facts of the phone's reference card for this table (drawn by :func:`reference_card`),
+    from the engine's own data (public facts only).
 
     Coup: every action this table plays with, its cost and gain, the character it claims, who may
     challenge and who may block it (as which characters), the court's counts. Good Cop Bad Cop: the

@@ -90,6 +90,12 @@ def seat_of(game: Game, person) -> int:
     return game.seats.get(player=person.player).index
 
 
+def in_seat_order(game: Game, people: list) -> list:
+    """The guests of ``game`` by seat index (the deal may seat them in another order than they joined)."""
+    by_seat = {seat_of(game, p): p for p in people}
+    return [by_seat[i] for i in range(len(people))]
+
+
 def play(game: Game, seat: int, action: dict) -> int:
     """The seat's player plays ``action`` as its phone would (no version: an answer in a window)."""
     player = game.seats.get(index=seat).player
@@ -445,8 +451,7 @@ def test_random_games_phones_and_logs_have_no_plural_slips_and_no_space_before_p
 
     table, people, game = playing(table_with, engine)
     rng = random.Random(f"words-{engine}")
-    by_seat = {seat_of(game, p): p for p in people}
-    ordered = [by_seat[i] for i in range(len(people))]
+    ordered = in_seat_order(game, people)
     for _ in range(12):
         for _ in range(rng.randrange(2, 8)):
             game.refresh_from_db()
@@ -473,8 +478,7 @@ def test_what_an_inspection_showed_lies_face_down_in_the_health_edition(table_wi
     # A deal (the seed is random) may end before anyone can inspect: then another game is dealt.
     for _deal in range(DEALS):
         table, people, game = playing(table_with, "good_cop_bad_cop_health")
-        by_seat = {seat_of(game, p): p for p in people}
-        ordered = [by_seat[i] for i in range(len(people))]
+        ordered = in_seat_order(game, people)
         for _ in range(400):
             game.refresh_from_db()
             if game.over:
@@ -484,10 +488,10 @@ def test_what_an_inspection_showed_lies_face_down_in_the_health_edition(table_wi
                             if a["type"] == "inspect"), None)
             if inspect is not None:
                 assert play(game, *inspect) == 200
-                parsed = parse(phone(by_seat[inspect[0]], table))
+                parsed = parse(phone(ordered[inspect[0]], table))
                 assert "You inspected:" not in " ".join(parsed.outside)
                 assert "You inspected:" in " ".join(parsed.secret_text)
-                assert f'id="peek-learned-{inspect[1]["target"]}"' in phone(by_seat[inspect[0]], table)
+                assert f'id="peek-learned-{inspect[1]["target"]}"' in phone(ordered[inspect[0]], table)
                 return
             advance(game, ordered, rng)
     raise AssertionError(f"no inspection came up in {DEALS} deals")
@@ -588,8 +592,7 @@ def test_the_open_log_on_a_phone_is_the_boards(table_with, engine):
     # A deal (the seed is random) may end within 30 moves: then another game is dealt.
     for _deal in range(DEALS):
         table, people, game = playing(table_with, engine)
-        by_seat = {seat_of(game, p): p for p in people}
-        ordered = [by_seat[i] for i in range(len(people))]
+        ordered = in_seat_order(game, people)
         for _ in range(30):
             game.refresh_from_db()
             if game.over:

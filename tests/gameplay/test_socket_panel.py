@@ -31,11 +31,12 @@ def cookie_header(guest: Guest, leave_out: tuple[str, ...] = ()) -> bytes:
                      if name not in leave_out).encode()
 
 
-def socket(code: str, guest: Guest | None = None, view: str = "phone", leave_out: tuple[str, ...] = ()):
+def socket(code: str, guest: Guest | None = None, query: str = "?view=phone", leave_out: tuple[str, ...] = ()):
+    """A same-origin table socket with ``guest``'s cookies (none for None), as a page opens it."""
     headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
     if guest is not None:
         headers.append((b"cookie", cookie_header(guest, leave_out)))
-    return WebsocketCommunicator(application, f"/ws/t/{code}/?view={view}", headers=headers)
+    return WebsocketCommunicator(application, f"/ws/t/{code}/{query}", headers=headers)
 
 
 async def opened(communicator: WebsocketCommunicator) -> int:
@@ -73,7 +74,7 @@ async def test_each_phone_and_the_board_get_what_their_own_get_gets(redis_layer,
     for person in people:  # a browser holds its CSRF cookie from the page it loaded
         await sync_to_async(person.get)(f"/t/{table.code}/")
     phones = [socket(table.code, person) for person in people]
-    board = socket(table.code, None, view="board")
+    board = socket(table.code, None, query="?view=board")
     known = [await opened(s) for s in [*phones, board]]
     (mover,) = await sync_to_async(awaited_movers)(game)
     await sync_to_async(a_move)(table, people, game)
@@ -141,8 +142,7 @@ async def test_a_socket_that_names_no_known_partial_gets_numbers_only(redis_laye
     table, people = await sync_to_async(table_with)(5)
     game = await sync_to_async(start)(table, people[0])
     await sync_to_async(people[1].get)(f"/t/{table.code}/")
-    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie_header(people[1]))]
-    phone = WebsocketCommunicator(application, f"/ws/t/{table.code}/{query}", headers=headers)
+    phone = socket(table.code, people[1], query=query)
     known = await opened(phone)
     await sync_to_async(a_move)(table, people, game)
     assert await frame_after(phone, known) == {"v": known + 1}
