@@ -17,10 +17,13 @@ partial too large for a frame), the frame carries the number only and the page r
 over HTTP as before: the push never needs to stand in for a browser.
 
 One push makes every socket of the table render at once. Those renders (and only those) share
-the table's latest game row and its seats (:func:`latest_game`): each render still reads the
-table row itself first, and the shared rows are keyed by the revision it read, so they are
-never older than the table the render sees. The session, the seat it plays and the page stay
-each render's own.
+what is the same for all of them: the table row as the push's first render read it, at the
+pushed revision or newer (:func:`push_table`), the latest game row and its seats, keyed by the
+revision of that table row (:func:`latest_game`), and which seats are asleep
+(:func:`asleep_seats`). Each is read once per push and process, and kept ``SHARED_SECONDS`` at
+most. The session, the seat it plays and the page stay each render's own, and so does its
+judgement of them. A push render does not mark its browser present: its socket does that
+(``gameplay.consumers``).
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ import threading
 import time
 import urllib.parse
 from collections import OrderedDict
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.urls import reverse
 
+from gameplay import presence
 from gameplay.models import Game
 from gameplay.seats import game_seats
 from gameplay.selectors import table_latest_game
@@ -55,13 +60,15 @@ MAX_FRAME_BYTES = 512 * 1024
 _SOCKET_HEADERS = {"UPGRADE", "CONNECTION", "IF_NONE_MATCH", "IF_MODIFIED_SINCE", "CONTENT_LENGTH", "CONTENT_TYPE"}
 REVISION = re.compile(rb'data-revision="(\d+)"')
 
-# Rows shared by the renders of one push: (table id, code, revision) -> (when read, the latest game or None).
+# What the renders of one push share: (kind, table code, revision, …) -> (when read, the value).
 # The code too: a test database that starts again reuses ids and revisions, never a random code.
 SHARED_SECONDS = 2.0
-SHARED_TABLES = 512
-_shared: OrderedDict[tuple[int, str, int], tuple[float, Game | None]] = OrderedDict()
+SHARED_VALUES = 1536
+_shared: OrderedDict[tuple, tuple[float, Any]] = OrderedDict()
 _shared_lock = threading.Lock()
-_in_push: ContextVar[bool] = ContextVar("socket_panel_in_push", default=False)
+# The revision being pushed, during a push render (None otherwise).
+_in_push: ContextVar[int | None] = ContextVar("socket_panel_in_push", default=None)
+T = TypeVar("T")
 # Moves this process answered with their panel: (table id, revision) -> the mover's session key.
 ANSWERED_MOVES = 4096
 _answered: OrderedDict[tuple[int, int], str] = OrderedDict()
@@ -119,15 +126,15 @@ def environ_of(scope: dict[str, Any], path: str) -> dict[str, Any]:
     return environ
 
 
-def render(scope: dict[str, Any], view: str, code: str) -> tuple[bytes, str] | None:
+def render(scope: dict[str, Any], view: str, code: str, revision: int) -> tuple[bytes, str] | None:
     """The partial of ``view`` at table ``code`` as this socket's browser would GET it, with its
-    entity tag ("" if none), or None.
+    entity tag ("" if none), or None; ``revision``: the one being pushed (the table is at least there).
 
     None when the answer is not a plain 200 that leaves the cookies as they are (the page then
     refetches itself), or when it is larger than a frame should be. Never raises: a failure is
     logged and is None.
     """
-    pushing = _in_push.set(True)
+    pushing = _in_push.set(revision)
     try:
         request = WSGIRequest(environ_of(scope, reverse(VIEWS[view], args=[code])))
         response = handler().get_response(request)
@@ -168,7 +175,7 @@ def push_frame(scope: dict[str, Any], view: str, code: str, table_id: int, revis
         mine = view == "phone" and key is not None and _answered.get((table_id, revision)) == key
     if mine:
         return {"v": revision}
-    answer = render(scope, view, code)
+    answer = render(scope, view, code, revision)
     rendered = revision_of(answer[0]) if answer is not None else None
     if answer is None or rendered is None or rendered < revision:
         return {"v": revision}
@@ -178,27 +185,55 @@ def push_frame(scope: dict[str, Any], view: str, code: str, table_id: int, revis
     return frame
 
 
+def pushing() -> bool:
+    """Whether this is a push render (:func:`render`), not a browser's request."""
+    return _in_push.get() is not None
+
+
+def _once(key: tuple, read: Callable[[], T]) -> T:
+    """``read()`` once per ``key`` for the renders of pushes (kept ``SHARED_SECONDS`` at most)."""
+    now = time.monotonic()
+    with _shared_lock:
+        found = _shared.get(key)
+    if found is None or now - found[0] > SHARED_SECONDS:
+        found = (now, read())
+        with _shared_lock:
+            _shared[key] = found
+            while len(_shared) > SHARED_VALUES:
+                _shared.popitem(last=False)
+    return found[1]
+
+
+def push_table(code: str, read: Callable[[], Table]) -> Table:
+    """The table at ``code``: ``read()`` outside a push render; in one, the row the push's first render
+    read (at the pushed revision or newer: it was read after that revision was made), a copy each."""
+    revision = _in_push.get()
+    if revision is None:
+        return read()
+    return copy.copy(_once(("table", code, revision), read))
+
+
 def latest_game(table: Table) -> Game | None:
     """The table's latest game with its seats: read once per table revision for the renders of a
     push (a copy each, so no render sees another's attributes), from the database otherwise."""
-    if not _in_push.get():
+    if not pushing():
         return table_latest_game(table)
-    key, now = (table.pk, table.code, table.revision), time.monotonic()
-    with _shared_lock:
-        found = _shared.get(key)
-        if found is not None and now - found[0] > SHARED_SECONDS:
-            del _shared[key]
-            found = None
-    if found is None:
+
+    def read() -> Game | None:
         game = table_latest_game(table)
         if game is not None:
             game_seats(game)  # read with the row, shared by the copies
-        found = (now, game)
-        with _shared_lock:
-            _shared[key] = found
-            while len(_shared) > SHARED_TABLES:
-                _shared.popitem(last=False)
-    return copy.copy(found[1]) if found[1] is not None else None
+        return game
+
+    game = _once(("game", table.code, table.revision, table.pk), read)
+    return copy.copy(game) if game is not None else None
+
+
+def asleep_seats(game: Game, table: Table) -> list[int]:
+    """``presence.asleep_seats``, read once per table revision for the renders of a push."""
+    if not pushing():
+        return presence.asleep_seats(game, table.pk)
+    return list(_once(("asleep", table.code, table.revision, game.pk), lambda: presence.asleep_seats(game, table.pk)))
 
 
 def _cookies_unchanged(request: WSGIRequest, response: Any) -> bool:

@@ -111,11 +111,18 @@ def _latest(table: Table, game: Game | None = None) -> tuple[Game | None, Game |
 
 
 def _seen(request: HttpRequest, table: Table) -> tuple[int | None, dict[str, str]]:
-    """Mark this browser present at the table; returns its player id and its seat links' device tokens."""
+    """Mark this browser present at the table (a push render's socket does that itself); returns its
+    player id and its seat links' device tokens."""
     devices = session_devices(request.session)
     player_id = player_id_of(request=request)
-    presence.seen(table.pk, player_id, devices.values())
+    if not socket_panel.pushing():
+        presence.seen(table.pk, player_id, devices.values())
     return player_id, devices
+
+
+def _table(request: HttpRequest, code: str) -> Table:
+    """:func:`table_or_404`; in a push render, the row its push's renders share (``socket_panel.push_table``)."""
+    return socket_panel.push_table(code, lambda: table_or_404(request, code))
 
 
 @dataclass
@@ -136,7 +143,7 @@ def _basis(request: HttpRequest | None, table: Table, game: Game | None = None) 
     latest, running = _latest(table, game)
     basis = _Basis(player_id, devices, latest, running)
     if running is not None:
-        basis.asleep = presence.asleep_seats(running, table.pk)
+        basis.asleep = socket_panel.asleep_seats(running, table)
         basis.handovers = handover_notes(running)
     return basis
 
@@ -218,7 +225,7 @@ def _panel(request: HttpRequest, table: Table, *, note: str = "", status: int = 
 @require_GET
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """A phone's page at a table: the lobby before a game, the private panel during one."""
-    table = table_or_404(request, code)
+    table = _table(request, code)
     if request.htmx:
         # A refetch of a panel the phone holds already costs two reads and no rendering.
         basis = _basis(request, table)
@@ -239,7 +246,7 @@ def board_page(request: HttpRequest, code: str) -> HttpResponse:
     The full page adds the controls fragment (``gameplay.moderator``) beside the public
     partial, never inside it: the host's board is the same public bytes plus the controls.
     """
-    table = table_or_404(request, code)
+    table = _table(request, code)
     if request.htmx:
         return _public_board(request, table)
     context = _board_context(request, table, _basis(None, table))

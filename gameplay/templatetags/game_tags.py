@@ -349,6 +349,38 @@ def reference_card(context, engine_name: str, view: dict, players: int) -> SafeS
     return _reference_html(engine_name, json.dumps(ref, sort_keys=True), get_language())
 
 
+class _Keyed:
+    """A value for an ``lru_cache`` argument: it hashes and compares by its JSON, and keeps the value itself
+    for the render (JSON would turn a dict's number keys into text)."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, value) -> None:
+        self.key = json.dumps(value, sort_keys=True, default=str)
+        self.value = value
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Keyed) and other.key == self.key
+
+
+@register.simple_tag
+def log_line(template_name: str, line: dict, names) -> SafeString:
+    """One log entry as its sentence (``games/<engine>/log_line.html`` with ``line`` and ``names`` only).
+
+    Drawn once per entry, names and language in a process: every phone and board of a table shows the same
+    public lines again at every move. The sentence depends on nothing else, so it is the include's own bytes.
+    """
+    return _log_line_html(template_name, _Keyed(line), tuple(str(name) for name in names or ()), get_language())
+
+
+@lru_cache(maxsize=4096)
+def _log_line_html(template_name: str, line: _Keyed, names: tuple[str, ...], language: str | None) -> SafeString:
+    return mark_safe(render_to_string(template_name, {"line": line.value, "names": list(names)}))  # noqa: S308
+
+
 @lru_cache(maxsize=256)
 def _reference_html(engine_name: str, facts: str, language: str | None) -> SafeString:
     html = render_to_string("gameplay/_reference_card.html", {"engine": engine_name, "ref": json.loads(facts)})

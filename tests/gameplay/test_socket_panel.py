@@ -193,18 +193,30 @@ def test_the_renders_of_one_push_read_the_game_rows_once_per_revision(table_with
     table = Table.objects.get(pk=table.pk)
     with django_assert_num_queries(1):  # a GET: its own read, every time
         assert socket_panel.latest_game(table).pk == game.pk
-    token = socket_panel._in_push.set(True)
+    def read() -> Table:
+        return Table.objects.get(pk=table.pk)
+
+    with django_assert_num_queries(2):  # outside a push render: read every time
+        assert socket_panel.push_table(table.code, read) is not socket_panel.push_table(table.code, read)
+    token = socket_panel._in_push.set(table.revision)
     try:
-        with django_assert_num_queries(2):  # the game row and its seats, once
-            first = socket_panel.latest_game(table)
-            second = socket_panel.latest_game(table)
+        with django_assert_num_queries(3):  # the table row, the game row and its seats, once
+            rows = [socket_panel.push_table(table.code, read) for _ in range(2)]
+            first = socket_panel.latest_game(rows[0])
+            second = socket_panel.latest_game(rows[1])
             assert len(socket_panel.game_seats(second)) == 5
+        assert rows[0] is not rows[1] and rows[0].revision == rows[1].revision == table.revision
         assert first is not second and first.pk == second.pk == game.pk
         a_move(table, people, game)
-        table = Table.objects.get(pk=table.pk)
-        with django_assert_num_queries(2):  # the table moved on: read again
+    finally:
+        socket_panel._in_push.reset(token)
+    moved_on = Table.objects.get(pk=table.pk).revision
+    token = socket_panel._in_push.set(moved_on)
+    try:
+        with django_assert_num_queries(3):  # the next push: the table moved on, read again
+            table = socket_panel.push_table(table.code, read)
             moved = socket_panel.latest_game(table)
-        assert moved.version == first.version + 1
+        assert table.revision == moved_on and moved.version == first.version + 1
     finally:
         socket_panel._in_push.reset(token)
 
@@ -226,3 +238,29 @@ async def test_the_movers_own_socket_gets_the_number_its_answer_holds_the_panel(
     assert "html" in await frame_after(theirs, known_theirs)
     for s in (mine, theirs):
         await s.disconnect()
+
+
+def test_a_push_render_leaves_presence_to_the_socket_and_shares_who_is_asleep(table_with):
+    """A push render is not the browser asking: only its socket marks it present. Who is asleep is
+    read once for the renders of a push, and again for the next one."""
+    from django.core.cache import cache
+
+    from gameplay import presence, socket_panel
+    from lobby.models import Table
+
+    table, people = table_with(5)
+    game = start(table, people[0])
+    cache.clear()
+    token = socket_panel._in_push.set(Table.objects.get(pk=table.pk).revision)
+    try:
+        assert ROLE.encode() in people[1].client.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true").content
+        assert presence.quiet_for(game, table.pk)[1] == float("inf")
+        table = Table.objects.get(pk=table.pk)
+        assert socket_panel.asleep_seats(game, table) == [0, 1, 2, 3, 4]
+        presence.seen(table.pk, people[2].player.pk)
+        assert socket_panel.asleep_seats(game, table) == [0, 1, 2, 3, 4]  # this push's
+    finally:
+        socket_panel._in_push.reset(token)
+    assert socket_panel.asleep_seats(game, table) == [0, 1, 3, 4]  # a browser's request: read now
+    people[1].client.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
+    assert presence.quiet_for(game, table.pk)[1] < 5
