@@ -1,11 +1,12 @@
-"""Sessions read from the cache (Redis) first, kept in the database: one query fewer per page.
+"""Sessions read from the cache (Redis, or this process's memory) first, kept in the database: one query fewer per page.
 
 Django's ``cached_db`` store, with every cache call behind :func:`config.resilience.cache_guard`
 (a frozen or lost Redis costs a page at most one short timeout per back-off, then sessions come
 from the database alone) and a short cache lifetime (``CACHE_SECONDS``): a write that could not
-reach the cache leaves a stale copy there for a minute at most. Used only when the cache is
-shared by every process (``REDIS_URL``): a per-process cache would let one process keep an old
-copy of a session another process changed (``config/settings.py``).
+reach the cache leaves a stale copy there for a minute at most. The cache is shared by every
+process (``REDIS_URL``), or it is this process's memory, and then this process is the only one
+that serves (as with the in-memory channel layer: ``config/settings.py``). A per-process cache
+beside other processes would let one keep an old copy of a session another one changed.
 """
 
 from __future__ import annotations

@@ -179,8 +179,6 @@ if REDIS_URL:
             "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
         }
     }
-    # Sessions from the shared cache first (config/sessions.py): one query fewer per page.
-    SESSION_ENGINE = "config.sessions"
     # django-ratelimit knows only django-redis's backend by name; Django's own has the same atomic INCR.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 else:
@@ -188,6 +186,9 @@ else:
     # Not shared between processes, but without REDIS_URL there is only this one (like the
     # in-memory channel layer); its incr holds a lock, so it is atomic for this process's threads.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# Sessions from the cache first (config/sessions.py): one query fewer per page and per pushed
+# partial. The cache is shared by every process (Redis), or there is only this one.
+SESSION_ENGINE = "config.sessions"
 
 # Abuse limits per client (REMOTE_ADDR: every phone on the Wi-Fi has its own), far above what a
 # game night does; see README.md. A limited request answers 429 and changes nothing.
