@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from functools import lru_cache
 
 import segno
 
@@ -29,6 +30,8 @@ def lan_base_url(request) -> str:
     return f"{scheme}://{lan_ip()}:{port}"
 
 
+@lru_cache(maxsize=256)
 def qr_svg(data: str) -> str:
-    """An inline SVG QR code (dark on white, for bright light and phone cameras)."""
+    """An inline SVG QR code (dark on white, for bright light and phone cameras); drawn once per text
+    in a process (every phone and board of a table shows the same join link between games)."""
     return segno.make(data, error="m").svg_inline(scale=6, border=2, dark="#111", light="#fff", omitsize=True)
