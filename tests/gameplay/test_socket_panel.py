@@ -207,9 +207,9 @@ def test_the_renders_of_one_push_read_the_game_rows_once_per_revision(table_with
             assert len(socket_panel.game_seats(second)) == 5
         assert rows[0] is not rows[1] and rows[0].revision == rows[1].revision == table.revision
         assert first is not second and first.pk == second.pk == game.pk
-        a_move(table, people, game)
     finally:
         socket_panel._in_push.reset(token)
+    a_move(table, people, game)
     moved_on = Table.objects.get(pk=table.pk).revision
     token = socket_panel._in_push.set(moved_on)
     try:
