@@ -105,7 +105,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return  # a frame at least this new went out already (pushes queued during a render)
         self.pushed = revision
         frame = await database_sync_to_async(socket_panel.push_frame)(
-            self.scope, self.view, self.code, self.table_id, revision)
+            self.scope, self.view, self.code, revision, str(event.get("answered") or ""))
         self.pushed = frame["v"]
         await self.send_json(frame)
 

@@ -48,6 +48,7 @@ from gameplay import presence
 from gameplay.models import Game
 from gameplay.seats import game_seats
 from gameplay.selectors import table_latest_game
+from lobby import notify
 from lobby.models import Table
 
 logger = logging.getLogger(__name__)
@@ -69,9 +70,6 @@ _shared_lock = threading.Lock()
 # The revision being pushed, during a push render (None otherwise).
 _in_push: ContextVar[int | None] = ContextVar("socket_panel_in_push", default=None)
 T = TypeVar("T")
-# Moves this process answered with their panel: (table id, revision) -> the mover's session key.
-ANSWERED_MOVES = 4096
-_answered: OrderedDict[tuple[int, int], str] = OrderedDict()
 
 _handler: WSGIHandler | None = None
 
@@ -151,29 +149,17 @@ def render(scope: dict[str, Any], view: str, code: str, revision: int) -> tuple[
     return body, response.get("ETag", "")
 
 
-def answered(table_id: int, revision: int, session_key: str | None) -> None:
-    """A move's POST was answered with the panel at ``revision`` (views.move): that phone holds it,
-    so its own socket need not render it again (:func:`push_frame`)."""
-    if not session_key:
-        return
-    with _shared_lock:
-        _answered[(table_id, revision)] = session_key
-        while len(_answered) > ANSWERED_MOVES:
-            _answered.popitem(last=False)
-
-
-def push_frame(scope: dict[str, Any], view: str, code: str, table_id: int, revision: int) -> dict[str, Any]:
+def push_frame(scope: dict[str, Any], view: str, code: str, revision: int, answered: str = "") -> dict[str, Any]:
     """The frame for a push of ``revision`` to this socket: its partial, or the number alone.
 
     The number alone for the phone whose own move made this revision and was answered with that
-    panel in this process (it holds it; if that answer was lost, the number makes it refetch), and
-    whenever the partial cannot go in a frame (:func:`render`).
+    panel (``answered``: its session's digest, ``lobby.notify.answering``; it holds the panel, and if
+    that answer was lost, the number makes it refetch), and whenever the partial cannot go in a
+    frame (:func:`render`).
     """
     session = scope.get("session")
     key = getattr(session, "session_key", None) if session is not None else None
-    with _shared_lock:
-        mine = view == "phone" and key is not None and _answered.get((table_id, revision)) == key
-    if mine:
+    if answered and view == "phone" and notify.session_digest(key) == answered:
         return {"v": revision}
     answer = render(scope, view, code, revision)
     rendered = revision_of(answer[0]) if answer is not None else None

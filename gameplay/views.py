@@ -54,6 +54,7 @@ from gameplay.services import (
     Stale,
     WindowClosed,
 )
+from lobby import notify
 from lobby.context import join_link, seat_names, table_info, table_lobby
 from lobby.models import Table
 from lobby.services import player_id_of
@@ -313,18 +314,18 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     table = table_or_404(request, code)
     try:
         form = read_move_form(request.POST)
-        result = services.move_submit(
-            table_id=table.pk, player=player_id_of(request=request), version=form.version, move_id=form.move_id,
-            action=form.action, window=form.window, devices=session_devices(request.session),
-        )
+        # An htmx move is answered with the panel it made: its own socket is sent the number alone.
+        with notify.answering(request.session.session_key if request.htmx else None):
+            result = services.move_submit(
+                table_id=table.pk, player=player_id_of(request=request), version=form.version, move_id=form.move_id,
+                action=form.action, window=form.window, devices=session_devices(request.session),
+            )
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
     if result.game is not None and result.revision is not None:
         # The answer is the panel as the move left the table: that game row and its revision.
         table.revision = result.revision
-        if request.htmx:  # this phone gets that panel now: its own socket skips it (a lost answer: it refetches)
-            socket_panel.answered(table.pk, result.revision, request.session.session_key)
         return respond(request, table, "", 200, game=result.game)
     return respond(request, table, "", 200)
 

@@ -13,6 +13,11 @@ polling heal them), bounds every send with ``SEND_TIMEOUT_SECONDS``, and retries
 (after ``RETRY_SECONDS``) until it is stale, so a Redis that froze for a few seconds still
 delivers when it wakes.
 
+A move made for a browser that is answered with the fresh panel (``gameplay.views.move``, inside
+:func:`answering`) says so in its push: ``"answered"`` is a digest of that browser's session key
+(never the key). That browser's own socket then gets the number alone, on whichever process it is
+open (``gameplay.socket_panel.push_frame``): its POST's answer holds that panel already.
+
 Sends run on the server's own event loop once a socket has connected in this process
 (:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on
 the loop its sockets run on. Until then, or when that loop is gone, the sender uses a loop
@@ -22,10 +27,14 @@ of its own (enough for Redis, which reaches every process).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
@@ -40,6 +49,27 @@ RETRY_SECONDS = 0.5
 MAX_PENDING_TABLES = 10_000
 
 
+# The digest of the session whose request makes the change and is answered with the fresh panel ("": none).
+_answering: ContextVar[str] = ContextVar("notify_answering", default="")
+# A pending push: (revision, when it was first queued, the answered session's digest or "").
+Pending = tuple[int, float, str]
+
+
+def session_digest(session_key: str | None) -> str:
+    """What a push says of the session it answered: a digest, never the key itself ("" for none)."""
+    return hashlib.blake2b(session_key.encode(), digest_size=12).hexdigest() if session_key else ""
+
+
+@contextmanager
+def answering(session_key: str | None) -> Iterator[None]:
+    """The changes made inside are answered with the fresh panel to the browser of ``session_key``."""
+    token = _answering.set(session_digest(session_key))
+    try:
+        yield
+    finally:
+        _answering.reset(token)
+
+
 def group_name(table_id: int) -> str:
     """The Channels group of a table."""
     return f"table-{table_id}"
@@ -49,7 +79,7 @@ class PushSender:
     """A bounded, coalescing queue of table pushes and the thread that sends them."""
 
     def __init__(self) -> None:
-        self._pending: dict[int, tuple[int, float]] = {}
+        self._pending: dict[int, Pending] = {}
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
         self._server_loop: asyncio.AbstractEventLoop | None = None
@@ -62,8 +92,8 @@ class PushSender:
         """Send on ``loop`` from now on (the loop this process's sockets run on)."""
         self._server_loop = loop
 
-    def enqueue(self, table_id: int, revision: int, since: float | None = None) -> None:
-        """Queue ``revision`` for the table; never blocks on the channel layer."""
+    def enqueue(self, table_id: int, revision: int, since: float | None = None, answered: str = "") -> None:
+        """Queue ``revision`` for the table (``answered``: see :func:`answering`); never blocks on the channel layer."""
         with self._wake:
             queued = self._pending.get(table_id)
             if queued is not None and queued[0] >= revision:
@@ -71,7 +101,7 @@ class PushSender:
             if queued is None and len(self._pending) >= MAX_PENDING_TABLES:
                 self.dropped += 1  # the pages' polling catches up; memory stays bounded
                 return
-            self._pending[table_id] = (revision, time.monotonic() if since is None else since)
+            self._pending[table_id] = (revision, time.monotonic() if since is None else since, answered)
             self._wake.notify()
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="table-push", daemon=True)
@@ -82,7 +112,7 @@ class PushSender:
         with self._wake:
             return len(self._pending)
 
-    def _take(self) -> dict[int, tuple[int, float]]:
+    def _take(self) -> dict[int, Pending]:
         with self._wake:
             while not self._pending:
                 self._wake.wait()
@@ -100,10 +130,10 @@ class PushSender:
             if failed:
                 self.failed += len(failed)
                 time.sleep(RETRY_SECONDS)
-                for table, (revision, queued) in failed.items():
-                    self.enqueue(table, revision, since=queued)  # until it is stale
+                for table, (revision, queued, answered) in failed.items():
+                    self.enqueue(table, revision, since=queued, answered=answered)  # until it is stale
 
-    def _send_batch(self, batch: dict[int, tuple[int, float]]) -> dict[int, tuple[int, float]]:
+    def _send_batch(self, batch: dict[int, Pending]) -> dict[int, Pending]:
         """Send the fresh pushes of ``batch`` at once; returns those that failed."""
         now = time.monotonic()
         fresh = {table: item for table, item in batch.items() if now - item[1] <= STALE_SECONDS}
@@ -123,9 +153,9 @@ class PushSender:
             self._own_loop = asyncio.new_event_loop()
         return self._own_loop.run_until_complete(self._send_all(layer, fresh))
 
-    async def _send_all(self, layer, fresh: dict[int, tuple[int, float]]) -> dict[int, tuple[int, float]]:
+    async def _send_all(self, layer, fresh: dict[int, Pending]) -> dict[int, Pending]:
         results = await asyncio.gather(
-            *(self._send_one(layer, table, revision) for table, (revision, _) in fresh.items()),
+            *(self._send_one(layer, table, revision, answered) for table, (revision, _, answered) in fresh.items()),
             return_exceptions=True,
         )
         failed = {}
@@ -137,17 +167,19 @@ class PushSender:
                 self.sent += 1
         return failed
 
-    async def _send_one(self, layer, table_id: int, revision: int) -> None:
-        message = {"type": "table.revision", "v": revision}
+    async def _send_one(self, layer, table_id: int, revision: int, answered: str = "") -> None:
+        message: dict = {"type": "table.revision", "v": revision}
+        if answered:
+            message["answered"] = answered
         await asyncio.wait_for(layer.group_send(group_name(table_id), message), timeout=SEND_TIMEOUT_SECONDS)
 
 
 SENDER = PushSender()
 
 
-def push_revision(table_id: int, revision: int) -> None:
-    """Queue the push of a table's revision (call it after commit)."""
-    SENDER.enqueue(table_id, revision)
+def push_revision(table_id: int, revision: int, answered: str = "") -> None:
+    """Queue the push of a table's revision (call it after commit; ``answered``: see :func:`answering`)."""
+    SENDER.enqueue(table_id, revision, answered=answered)
 
 
 def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
@@ -167,5 +199,6 @@ def table_notify(*, table_id: int) -> int:
         cursor.execute(f"UPDATE {Table._meta.db_table} SET revision = revision + 1 WHERE id = %s RETURNING revision",
                        [table_id])
         revision = int(cursor.fetchone()[0])
-    transaction.on_commit(lambda: push_revision(table_id, revision))
+    answered = _answering.get()
+    transaction.on_commit(lambda: push_revision(table_id, revision, answered))
     return revision

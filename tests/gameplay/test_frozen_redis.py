@@ -136,8 +136,8 @@ def test_the_sender_keeps_one_push_per_table_and_drops_stale_ones():
     sender.enqueue(2, 1)
     assert sender.pending() == 2
     batch = sender._take()
-    assert {table: revision for table, (revision, _) in batch.items()} == {1: 7, 2: 1}
-    stale = {3: (9, time.monotonic() - notify.STALE_SECONDS - 1)}
+    assert {table: revision for table, (revision, *_) in batch.items()} == {1: 7, 2: 1}
+    stale = {3: (9, time.monotonic() - notify.STALE_SECONDS - 1, "")}
     assert sender._send_batch(stale) == {}
     assert sender.dropped == 1
 

@@ -264,3 +264,22 @@ def test_a_push_render_leaves_presence_to_the_socket_and_shares_who_is_asleep(ta
     assert socket_panel.asleep_seats(game, table) == [0, 1, 3, 4]  # a browser's request: read now
     people[1].client.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
     assert presence.quiet_for(game, table.pk)[1] < 5
+
+
+def test_the_push_names_the_answered_session_by_a_digest_on_every_process():
+    """The push event carries a digest of the mover's session key, never the key, so a socket on any
+    process knows its own move's echo without rendering it; every other socket renders."""
+    from types import SimpleNamespace
+
+    from gameplay import socket_panel
+    from lobby import notify
+
+    key = "k3y0fas3ss10n"
+    digest = notify.session_digest(key)
+    assert digest and key not in digest and digest == notify.session_digest(key)
+    assert notify.session_digest(None) == notify.session_digest("") == ""
+    scope = {"session": SimpleNamespace(session_key=key)}  # no handshake headers: a render would fail
+    assert socket_panel.push_frame(scope, "phone", "ABCDE", 7, digest) == {"v": 7}
+    with notify.answering(key):
+        assert notify._answering.get() == digest
+    assert notify._answering.get() == ""
