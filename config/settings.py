@@ -167,6 +167,9 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Entries of the in-process cache (no REDIS_URL): 200 tables of 7 phones and a board hold about
+# 3,500 at once (sessions, presence marks, board partials); stale partials go first.
+LOCAL_CACHE_ENTRIES = 20_000
 # The cache holds the abuse limits' counters (django-ratelimit needs an atomic incr): Redis when
 # several processes serve the app, so that they count together; else this process's memory.
 if REDIS_URL:
@@ -182,7 +185,11 @@ if REDIS_URL:
     # django-ratelimit knows only django-redis's backend by name; Django's own has the same atomic INCR.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Room for a café on one box: a session and a presence mark a phone, a board partial a table and
+    # revision (Django's default of 300 entries would evict sessions and marks from about 20 tables on,
+    # and a phone whose mark was evicted reads as asleep). Least recently used entries go first.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "OPTIONS": {"MAX_ENTRIES": LOCAL_CACHE_ENTRIES}}}
     # Not shared between processes, but without REDIS_URL there is only this one (like the
     # in-memory channel layer); its incr holds a lock, so it is atomic for this process's threads.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]

@@ -267,12 +267,14 @@ def _public_board(request: HttpRequest, table: Table) -> HttpResponse:
     unchanged = _not_modified(request, tag)
     if unchanged is not None:
         return unchanged
-    key = f"board:{table.pk}:{tag}" if tag is not None else None
-    html = cache_guard(lambda: cache.get(key), None, "board") if key else None
+    # One entry a table and language (its tag beside it): a new revision's partial takes the old one's place.
+    key = f"board:{table.pk}:{get_language()}" if tag is not None else None
+    found = cache_guard(lambda: cache.get(key), None, "board") if key else None
+    html = found[1] if isinstance(found, tuple) and len(found) == 2 and found[0] == tag else None
     if html is None:
         html = render_to_string("gameplay/_board.html", _board_context(request, table, basis), request=request)
         if key:
-            cache_guard(lambda: cache.set(key, html, BOARD_CACHE_SECONDS), None, "board")
+            cache_guard(lambda: cache.set(key, (tag, html), BOARD_CACHE_SECONDS), None, "board")
     return _cacheable(HttpResponse(html), tag)
 
 

@@ -70,3 +70,21 @@ def test_sessions_come_from_the_shared_cache_and_survive_it_failing(client, sett
         resilience._skip_until = 0.0
         settings.CACHES = SHARED
         caches["default"].clear()
+
+
+def test_the_in_process_cache_holds_a_whole_cafe_of_phones():
+    """Without Redis, sessions, presence marks and board partials share this process's cache: 200
+    tables (1,400 phones, boards in three languages) fit, so no phone loses its session copy or reads as asleep."""
+    from django.conf import settings
+
+    if "LocMemCache" not in settings.CACHES["default"]["BACKEND"]:
+        pytest.fail("the tests run without REDIS_URL: the in-process cache is the one under test")
+    cache = caches["default"]
+    cache.clear()
+    keys = [f"session:{n}" for n in range(1400)] + [f"presence:{n}" for n in range(1400)]
+    keys += [f"board:{table}:{language}" for table in range(200) for language in ("en", "fa", "ja")]
+    for key in keys:
+        cache.set(key, key)
+    found = cache.get_many(keys)
+    cache.clear()
+    assert len(found) == len(keys), f"{len(keys) - len(found)} of {len(keys)} entries were evicted"
