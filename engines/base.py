@@ -131,7 +131,17 @@ def visible_log(log: list[JSONDict], seat: int | None) -> list[JSONDict]:
     engine uses; see engines/README.md). The board (seat None) sees public entries only.
     """
     # Deep copies: engines may share written entries between states, and a view must never alias them.
-    return [copy.deepcopy(e) for e in log if not e.get("private") or (seat is not None and e.get("to") == seat)]
+    return [clone(e) for e in log if not e.get("private") or (seat is not None and e.get("to") == seat)]
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists and scalars): several times faster than ``copy.deepcopy``,
+    which a view pays on every entry of a long log on every render."""
+    if isinstance(value, dict):
+        return {key: clone(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [clone(item) for item in value]
+    return value
 
 
 def next_seat(alive: list[bool], seat: int, step: int = 1) -> int:

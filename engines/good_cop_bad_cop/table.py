@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from engines.base import clone
+
 from .cards import Frame, GameState, Kind, Player
 
 
@@ -76,15 +78,6 @@ def distinct_orders(cards: list[str]) -> list[list[int]]:
     for order in permutations(len(cards)):
         rows.setdefault(tuple(cards[i] for i in order), order)
     return list(rows.values())
-
-
-def clone(value: Any) -> Any:
-    """A deep copy of plain JSON-like data (much faster than copy.deepcopy)."""
-    if isinstance(value, dict):
-        return {key: clone(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [clone(item) for item in value]
-    return value
 
 
 def copy_table(state: GameState) -> GameState:

@@ -21,8 +21,8 @@ from engines.inside_job.rules import outcome
 
 
 def _log(state: InsideJobState, seat: int | None) -> list[LogEntry]:
-    """The entries this seat may read, with their lists copied: a reader must not reach the state."""
-    return [{k: list(v) if isinstance(v, list) else v for k, v in e.items()} for e in visible_log(state["log"], seat)]
+    """The entries this seat may read, copies (``visible_log``): a reader must not reach the state."""
+    return visible_log(state["log"], seat)
 
 
 def turn_of(state: InsideJobState) -> int | None:

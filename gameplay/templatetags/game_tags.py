@@ -376,6 +376,30 @@ def log_line(template_name: str, line: dict, names) -> SafeString:
     return _log_line_html(template_name, _Keyed(line), tuple(str(name) for name in names or ()), get_language())
 
 
+@register.simple_tag
+def recent_log(template_name: str, log: list | None, names, count: int) -> SafeString:
+    """The newest ``count`` public lines of ``log``, newest first, each a ``<li>`` of :func:`log_line`.
+
+    A phone's open log: the same items on every phone of the table at a revision, so the list is joined
+    once per set of lines, names and language in a process, and only the newest lines are looked at
+    (a long game's log is not walked on every render). Private lines never show (``public_lines``).
+    """
+    newest: list = []
+    for line in reversed(log or []):
+        if len(newest) >= count:
+            break
+        if not line.get("private"):
+            newest.append(line)
+    return _recent_log_html(template_name, _Keyed(newest), tuple(str(name) for name in names or ()), get_language())
+
+
+@lru_cache(maxsize=1024)
+def _recent_log_html(template_name: str, lines: _Keyed, names: tuple[str, ...], language: str | None) -> SafeString:
+    items = (format_html("<li>{}</li>", _log_line_html(template_name, _Keyed(line), names, language))
+             for line in lines.value)
+    return mark_safe("".join(items))  # noqa: S308 (each item escaped by format_html and its template)
+
+
 @lru_cache(maxsize=4096)
 def _log_line_html(template_name: str, line: _Keyed, names: tuple[str, ...], language: str | None) -> SafeString:
     return mark_safe(render_to_string(template_name, {"line": line.value, "names": list(names)}))  # noqa: S308

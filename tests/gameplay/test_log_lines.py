@@ -56,3 +56,28 @@ def test_a_line_is_drawn_anew_for_other_names_another_language_or_another_entry(
     with translation.override("en"):
         assert "Traitor" in tag(template, private, ["Ann", "Bo"])
         assert "Agent" in tag(template, {**private, "side": "agents"}, ["Ann", "Bo"])
+
+
+RECENT = Template("{% recent_log template log names count %}")
+# What the phones' logs were before the tag: every public line walked, the newest ``count`` drawn.
+WALKED = Template("{% load hand_tags %}{% for line in log|public_lines reversed %}{% if forloop.counter <= count %}"
+                  "<li>{% include template %}</li>{% endif %}{% endfor %}")
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_a_phones_recent_log_is_the_newest_public_lines_in_the_templates_own_bytes(name):
+    engine = get_engine(name)
+    template = f"games/{name}/log_line.html"
+    players = engine.min_players + 1
+    names = [f"P{i} <b>" for i in range(players)]
+    state, _ = play_bots(engine, players, {}, 1, ["random"] * players)
+    for seat in range(players):
+        log = engine.view(state, seat)["log"]
+        for upto in range(0, len(log) + 1, max(1, len(log) // 12)):
+            for language in LANGUAGES:
+                with translation.override(language):
+                    context = {"template": template, "log": log[:upto], "names": names, "count": 8}
+                    shown = RECENT.render(Context(context))
+                    assert shown == WALKED.render(Context(context)), (language, seat, upto)
+                    assert shown.count("<li>") == min(8, len([line for line in log[:upto] if not line.get("private")]))
+                    assert "<b>" not in shown
