@@ -5,7 +5,9 @@ is an asgiref ``Local``), and its Redis client, with its connection pool, lives 
 Pages run on a fixed pool of threads (``config/asgi.py``), but each request runs in a fresh
 context, so the stock backend built a client and opened a new Redis connection for every
 request (about a tenth of a page's CPU under load, docs/performance.md). redis-py's clients and
-pools are thread-safe, so one per process serves every thread.
+pools are thread-safe, so one per process serves every thread. Django's client also built a
+``redis.Redis`` object around its pool for every single command (2% of a server's samples under
+load, docs/performance.md); :class:`SharedClient` builds one per pool and keeps it.
 """
 
 from __future__ import annotations
@@ -13,15 +15,34 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.utils.functional import cached_property
 
 _clients: dict[tuple, Any] = {}
 _lock = threading.Lock()
 
 
+class SharedClient(RedisCacheClient):
+    """Django's Redis cache client, with one ``redis.Redis`` per connection pool for all its commands."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._redis: dict[int, Any] = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._redis.get(id(pool))
+        if client is None:
+            client = self._redis.setdefault(id(pool), self._client(connection_pool=pool))
+        return client
+
+
 class SharedRedisCache(RedisCache):
     """Django's ``RedisCache`` whose client is shared by every thread and request of the process."""
+
+    def __init__(self, server, params) -> None:
+        super().__init__(server, params)
+        self._class = SharedClient
 
     @cached_property
     def _cache(self):

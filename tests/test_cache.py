@@ -88,3 +88,14 @@ def test_the_in_process_cache_holds_a_whole_cafe_of_phones():
     found = cache.get_many(keys)
     cache.clear()
     assert len(found) == len(keys), f"{len(keys) - len(found)} of {len(keys)} entries were evicted"
+
+
+@override_settings(CACHES=SHARED)
+def test_every_command_goes_through_one_redis_object_per_pool():
+    cache = caches["default"]
+    cache.set("k", 1)
+    client = cache._cache
+    first = client.get_client("k")
+    assert cache.get("k") == 1 and cache.get_many(["k"]) == {"k": 1}
+    assert client.get_client("k") is first and client.get_client("k", write=True) is first
+    cache.delete("k")
