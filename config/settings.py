@@ -168,7 +168,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # Entries of the in-process cache (no REDIS_URL): 200 tables of 7 phones and a board hold about
-# 3,500 at once (sessions, presence marks, board partials); stale partials go first.
+# 3,500 at once (sessions, presence marks, a board partial a table and language).
 LOCAL_CACHE_ENTRIES = 20_000
 # The cache holds the abuse limits' counters (django-ratelimit needs an atomic incr): Redis when
 # several processes serve the app, so that they count together; else this process's memory.
@@ -186,7 +186,7 @@ if REDIS_URL:
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 else:
     # Room for a café on one box: a session and a presence mark a phone, a board partial a table and
-    # revision (Django's default of 300 entries would evict sessions and marks from about 20 tables on,
+    # language (Django's default of 300 entries would evict sessions and marks from about 20 tables on,
     # and a phone whose mark was evicted reads as asleep). Least recently used entries go first.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                           "OPTIONS": {"MAX_ENTRIES": LOCAL_CACHE_ENTRIES}}}

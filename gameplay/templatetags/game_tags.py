@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
 from engines.registry import get_engine
+from gameplay.templatetags.hand_tags import is_public
 
 register = template.Library()
 
@@ -382,13 +383,13 @@ def recent_log(template_name: str, log: list | None, names, count: int) -> SafeS
 
     A phone's open log: the same items on every phone of the table at a revision, so the list is joined
     once per set of lines, names and language in a process, and only the newest lines are looked at
-    (a long game's log is not walked on every render). Private lines never show (``public_lines``).
+    (a long game's log is not walked on every render). Private lines never show (``hand_tags.is_public``).
     """
     newest: list = []
     for line in reversed(log or []):
         if len(newest) >= count:
             break
-        if not line.get("private"):
+        if is_public(line):
             newest.append(line)
     return _recent_log_html(template_name, _Keyed(newest), tuple(str(name) for name in names or ()), get_language())
 

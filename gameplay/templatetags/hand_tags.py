@@ -107,7 +107,12 @@ def public_lines(log: list | None) -> list:
     A seat's private lines (what it drew, saw or was shown) would give it away on a phone lying on the
     table, and so would their number; they lie face-down in the seat's peek boxes instead (``private_lines``).
     """
-    return [line for line in log or [] if not line.get("private")]
+    return [line for line in log or [] if is_public(line)]
+
+
+def is_public(line: dict) -> bool:
+    """Whether everyone may read this log line (``public_lines``; a private one names its seat in ``"to"``)."""
+    return not line.get("private")
 
 
 @register.filter
