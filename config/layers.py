@@ -1,0 +1,39 @@
+"""The in-memory channel layer of the embedded default (no ``REDIS_URL``), fit for a café of sockets.
+
+Channels' ``InMemoryChannelLayer`` sweeps for expired messages and group memberships on every
+``receive``: it walks every channel with messages waiting and every membership of every group.
+Each table socket re-arms ``receive`` after each push and each heartbeat, so at 1,600 sockets
+(200 tables) that is about 900 sweeps a second over 1,600 memberships: 0.2 ms each, a fifth of
+a core spent finding nothing to expire, and growing with the square of the café
+(docs/performance.md, ``manage.py layerbench``).
+
+:class:`InMemoryChannelLayer` sweeps at most once every ``sweep_seconds``. Messages still
+expire after ``expiry`` seconds (60 by default) and memberships after ``group_expiry``; one may
+now be swept up to ``sweep_seconds`` later than that, which only a channel that nobody has read
+for a minute can notice. Everything else is Channels' own layer.
+"""
+
+from __future__ import annotations
+
+import time
+
+from channels.layers import InMemoryChannelLayer as ChannelsInMemoryChannelLayer
+
+# How often a receive may sweep for expired messages and memberships.
+SWEEP_SECONDS = 1.0
+
+
+class InMemoryChannelLayer(ChannelsInMemoryChannelLayer):
+    """Channels' in-memory layer, sweeping for expired entries at most every ``sweep_seconds``."""
+
+    def __init__(self, *args, sweep_seconds: float = SWEEP_SECONDS, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.sweep_seconds = sweep_seconds
+        self._swept = float("-inf")
+
+    def _clean_expired(self) -> None:
+        now = time.monotonic()
+        if now - self._swept < self.sweep_seconds:
+            return
+        self._swept = now
+        super()._clean_expired()
