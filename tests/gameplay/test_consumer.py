@@ -117,6 +117,31 @@ async def test_heartbeats_arrive_through_the_channel_layer(redis_layer, table_wi
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_pushes_and_heartbeats_take_no_extra_hop_to_the_database_thread(redis_layer, table_with, monkeypatch):
+    """Channels' dispatch hops to the database thread before every message (to close stale
+    connections); the table socket's does not: its database calls close them themselves."""
+    import channels.consumer
+
+    hops = []
+
+    async def counted() -> None:
+        hops.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.3)
+    table, people = await sync_to_async(table_with)(5)
+    socket = communicator(table.code)
+    connected, _ = await socket.connect()
+    assert connected
+    first = await socket.receive_json_from(timeout=5)
+    await sync_to_async(start)(table, people[0])
+    frames = await frames_within(socket, 1.0)
+    assert {"hb": 1} in frames and {"v": first["v"] + 1} in frames
+    assert hops == []
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_failing_or_hanging_heartbeat_only_logs_a_warning(redis_layer, table_with, monkeypatch, caplog):
     monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.2)
     monkeypatch.setattr(consumers, "LAYER_TIMEOUT_SECONDS", 0.3)
