@@ -121,7 +121,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "lobby.context_processors.player",
             ],
-            "builtins": ["gameplay.templatetags.game_tags"],
+            # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once).
+            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo"],
         },
     }
 ]
