@@ -1,0 +1,34 @@
+"""The in-process benchmarks of the push path print their figures and leave nothing behind."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from gameplay.models import Game
+from lobby.models import Player, Table
+
+
+def _report(command: str, *args: str) -> dict | list:
+    out = StringIO()
+    call_command(command, *args, stdout=out)
+    return json.loads(out.getvalue().strip().splitlines()[-1])
+
+
+@pytest.mark.django_db
+def test_pushbench_pushes_a_partial_to_every_screen_and_leaves_nothing_behind():
+    report = _report("pushbench", "--phones", "5", "--pushes", "3", "--warmup", "1")
+    assert report["phones"] == 5 and report["pushes"] == 3
+    assert 0 < report["best_ms"] <= report["p25_ms"] <= report["median_ms"]
+    # Five phones' panels and a board: each frame holds a whole partial.
+    assert report["frame_bytes"] > 6 * 1000
+    assert not Table.objects.exists() and not Game.objects.exists() and not Player.objects.exists()
+
+
+def test_layerbench_prints_both_layers_for_each_count_of_sockets():
+    rows = _report("layerbench", "--sockets", "16", "--sockets", "40", "--pushes", "20")
+    assert [row["sockets"] for row in rows] == [16, 40]
+    assert all(row["channels_us"] > 0 and row["ours_us"] > 0 for row in rows)
