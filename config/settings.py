@@ -167,7 +167,7 @@ if REDIS_URL:
     }
 else:
     # Channels' in-memory layer, sweeping for expired messages once a second, not on every receive
-    # (config/layers.py: at a café's 1,600 sockets the sweep on every receive took a fifth of a core).
+    # (config/layers.py: at a café's 1,600 sockets the sweep on every receive took nearly half a core).
     CHANNEL_LAYERS = {"default": {"BACKEND": "config.layers.InMemoryChannelLayer"}}
 
 # Entries of the in-process cache (no REDIS_URL): 200 tables of 7 phones and a board hold about
