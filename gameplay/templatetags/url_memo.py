@@ -5,8 +5,8 @@ push renders a panel for every phone of the table: ``reverse`` (regex and quotin
 tens of µs each) was about a tenth of a push's template time (docs/performance.md). A URL
 depends only on the view name, its arguments, the app, the script prefix and the URLconf, so
 this tag keeps each answer for those, in a bounded table, and answers exactly what Django's
-``{% url %}`` answers. Anything else (``as`` a variable, an argument that is not a plain string
-or number, a lazy view name) goes through Django's tag as before; a name that does not reverse
+``{% url %}`` answers. Anything else (``as`` a variable, an argument that is not exactly a string
+or an int, a lazy view name) goes through Django's tag as before; a name that does not reverse
 raises as before (errors are never kept). Registered as a builtin (``config/settings.py``), so
 it takes the place of Django's ``{% url %}`` in every template.
 """
@@ -21,6 +21,7 @@ from django.template.defaulttags import URLNode
 from django.template.defaulttags import url as django_url
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString
 
 register = template.Library()
 
@@ -35,8 +36,13 @@ def remembered_reverse(view_name: str, args: tuple, kwargs: tuple, current_app: 
     return reverse(view_name, urlconf=urlconf, args=args, kwargs=dict(kwargs), current_app=current_app)
 
 
+# Argument types whose equal values always reverse alike (a bool equals 1, a str-mixin Enum member its
+# value, yet Django reverses them as "True" and "Kind.A"): only these are keys.
+_PLAIN_TYPES = frozenset({str, int, SafeString})
+
+
 def _plain(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
+    return type(value) in _PLAIN_TYPES
 
 
 def _current_app(context: template.Context) -> str | None:
@@ -52,7 +58,8 @@ class RememberedURLNode(URLNode):
         view_name = self.view_name.resolve(context)
         args = tuple(arg.resolve(context) for arg in self.args)
         kwargs = tuple(sorted((name, value.resolve(context)) for name, value in self.kwargs.items()))
-        if self.asvar or not isinstance(view_name, str) or not all(map(_plain, (*args, *(v for _, v in kwargs)))):
+        plain = type(view_name) in (str, SafeString) and all(map(_plain, (*args, *(v for _, v in kwargs))))
+        if self.asvar or not plain:
             return super().render(context)
         url = remembered_reverse(view_name, args, kwargs, _current_app(context), get_script_prefix(), get_urlconf())
         return conditional_escape(url) if context.autoescape else url

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 import pytest
 from django.template import Context, Template, engines
 from django.template.defaulttags import URLNode
@@ -92,9 +94,16 @@ def test_arguments_that_are_not_plain_go_through_djangos_tag():
     remembered_reverse.cache_clear()
     template = Template("{% url 'seat_link' token %}")
     assert template.render(Context({"token": 1})) == "/s/1/"
-    # True would share a key with 1 (True == 1): it is Django's to reverse, never the kept "/s/1/".
+    assert template.render(Context({"token": "a"})) == "/s/a/"
+    # Equal keys, other URLs: True == 1 and Kind.A == "a", yet Django reverses them as "True" and "Kind.A".
     assert template.render(Context({"token": True})) == "/s/True/"
-    assert remembered_reverse.cache_info().currsize == 1
+    assert template.render(Context({"token": Kind.A})) == django_answer("{% url 'seat_link' token %}",
+                                                                         {"token": Kind.A})
+    assert remembered_reverse.cache_info().currsize == 2
+
+
+class Kind(str, enum.Enum):  # noqa: UP042 (not StrEnum: its str() is its value, this one's is "Kind.A")
+    A = "a"
 
 
 def _elsewhere(request, code):
