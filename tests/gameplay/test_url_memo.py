@@ -75,11 +75,14 @@ def test_the_script_prefix_and_the_urlconf_are_part_of_the_key():
     assert template.render(Context(context)) == "/t/ABCDE/"
 
 
-def test_the_app_of_the_request_is_part_of_the_key():
-    request = RequestFactory().get("/")
-    request.current_app = None
-    template = Template("{% url 'table' code %}")
-    assert template.render(Context({"code": "ABCDE", "request": request})) == "/t/ABCDE/"
+def test_the_app_is_read_from_the_request_as_django_reads_it():
+    """``request.current_app`` first (even None), else the request's namespace, else none."""
+    source = "{% url 'table' code %}"
+    with_app = RequestFactory().get("/")
+    with_app.current_app = None
+    plain = RequestFactory().get("/")
+    for context in ({"code": "ABCDE", "request": with_app}, {"code": "ABCDE", "request": plain}, {"code": "ABCDE"}):
+        assert Template(source).render(Context(context)) == django_answer(source, context) == "/t/ABCDE/"
 
 
 def test_a_name_that_does_not_reverse_still_raises_and_is_not_kept():
