@@ -373,8 +373,8 @@ def window_wait(*, game_id: int | None = None, table_id: int | None = None, play
     """A seat asks a silent window to wait: its countdown runs at least ``WAIT_SECONDS`` more.
 
     Every seated phone may ask once per window, holder of a card or not, so asking reveals
-    nothing; the board shows who asked. Raises NoGame (by ``table_id``), NotYourSeat,
-    WindowClosed (no silent window is open) or AlreadyWaited.
+    nothing; no screen shows who asked (only that someone did). Raises NoGame (by
+    ``table_id``), NotYourSeat, WindowClosed (no silent window is open) or AlreadyWaited.
     """
     with _locked_game(game_id, table_id=table_id) as game:
         seat = _seat_of(game, player, None, devices)

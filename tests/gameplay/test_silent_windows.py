@@ -18,6 +18,7 @@ from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import WAIT_SECONDS
 from gameplay.worker import tick
+from lobby.models import Table
 from tests.conftest import start
 from tests.gameplay.helpers import legal, submit_status
 from tests.gameplay.test_privacy import normalized
@@ -74,12 +75,48 @@ def test_wait_gives_time_once_per_seat_and_window(table_with, guests):
     assert game.waits == [game.seats.get(player=people[1].player).index]
     assert (game.deadline - timezone.now()).total_seconds() > WAIT_SECONDS - 2
     again = people[1].htmx_post(f"/t/{table.code}/wait/", {})
-    assert again.status_code == 409 and 'data-test="wait"' not in again.content.decode()
+    # Refused with a note; the button stays (every seated phone shows it alike, asked or not).
+    assert again.status_code == 409 and "You asked for time in this window already." in again.content.decode()
     assert people[2].htmx_post(f"/t/{table.code}/wait/", {}).status_code == 200
     (stranger,) = guests(1, prefix="S")
     assert stranger.htmx_post(f"/t/{table.code}/wait/", {}).status_code == 403
     board = people[0].get(f"/t/{table.code}/board/").content.decode()
-    assert 'data-test="waits"' in board and "P2" in board
+    assert 'data-test="waits"' in board and "More time was asked." in board
+
+
+def test_every_screen_is_the_same_bytes_whoever_asked_for_time(table_with):
+    """Seat A asks, or seat B asks instead, from the same table: every phone and the board alike."""
+    table, people, game, seats = _silent_window(table_with)
+    revision = Table.objects.get(pk=table.pk).revision
+    deadline = game.deadline
+    later = timezone.now() + timedelta(seconds=WAIT_SECONDS + 5)  # the deadline either ask leaves
+    for person in people:  # every phone at the table (presence is part of every page)
+        person.get(f"/t/{table.code}/")
+
+    def screens(asker) -> list[str]:
+        Game.objects.filter(pk=game.pk).update(waits=[], deadline=deadline)
+        Table.objects.filter(pk=table.pk).update(revision=revision)
+        assert asker.htmx_post(f"/t/{table.code}/wait/", {}).status_code == 200
+        Game.objects.filter(pk=game.pk).update(deadline=later)
+        pages = [person.get(f"/t/{table.code}/") for person in people]
+        pages += [person.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true") for person in people]
+        pages += [people[0].get(f"/t/{table.code}/board/"),
+                  people[0].get(f"/t/{table.code}/board/", HTTP_HX_REQUEST="true")]
+        assert all(page.status_code == 200 for page in pages)
+        return [normalized(page.content) for page in pages]
+
+    first, second = people[1], people[2]
+    by_first = screens(first)
+    game.refresh_from_db()
+    assert game.waits == [game.seats.get(player=first.player).index]
+    by_second = screens(second)
+    game.refresh_from_db()
+    assert game.waits == [game.seats.get(player=second.player).index]
+    for seen_first, seen_second in zip(by_first, by_second, strict=True):
+        assert seen_first == seen_second
+    board = by_second[-2]
+    assert 'data-test="waits"' in board and 'data-test="countdown"' in board
+    assert all('data-test="wait"' in page for page in by_second[:len(people)])  # the askers' phones too
 
 
 def _closed(block: str) -> str:
