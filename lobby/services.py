@@ -114,17 +114,20 @@ def player_id_of(*, request) -> int | None:
 
 
 def player_guest_create(*, request, nickname: str) -> Player:
-    """Sit down as a guest: a Player bound to this browser's session (a second time renames it)."""
+    """Sit down as a guest: a Player bound to this browser's session (a second time renames it).
+
+    Either way the session gets a new key: a key handed out before (perhaps planted in this
+    browser by someone else, whose own browser still sends it) is worth nothing afterwards.
+    """
     nickname = clean_nickname(nickname)
     current = player_current(request=request)
+    request.session.cycle_key()
     if current is not None:
         # This browser already has a player: keep its seats, just take the new name.
         current.nickname = nickname
         current.save(update_fields=["nickname"])
         return current
     player = Player.objects.create(nickname=nickname)
-    # A new guest gets a new session key (no key handed out before sitting down carries over).
-    request.session.cycle_key()
     request.session[SESSION_KEY] = player.pk
     _remember(request, player)
     return player

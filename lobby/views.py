@@ -377,4 +377,6 @@ def host_link_claim(request: HttpRequest, token: str) -> HttpResponse:
         table = services.host_link_claim(token=token, player=player)
     except LobbyError as error:
         return render(request, "lobby/message.html", {"message": str(error)}, status=404)
+    # This browser now hosts: a new session key, so a key planted in it before is worth nothing.
+    request.session.cycle_key()
     return redirect("board", code=table.code)
