@@ -75,6 +75,29 @@ class IllegalMove(MoveRefused):
     """The engine does not take this action from this seat now (or failed on it)."""
 
 
+class IncompletePick(IllegalMove):
+    """A move the engine lists, sent with too few of the things it picks (no card ticked, one of two)."""
+
+
+def incomplete_pick(legal: list[dict], action: dict) -> bool:
+    """Whether ``action`` is one of the ``legal`` actions but for its picks: a list field missing or short.
+
+    A listed action with list fields (Blackmail's and Wiretap's ``cards``, a team) matches when
+    every other field is the same and each of its lists is missing from ``action`` or shorter.
+    """
+    for listed in legal:
+        lists = [key for key, value in listed.items() if isinstance(value, list)]
+        if not lists or any(key not in lists and action.get(key) != value for key, value in listed.items()):
+            continue
+        if set(action) - set(listed):
+            continue
+        picks = [action.get(key) for key in lists]
+        if all(pick is None or isinstance(pick, list) for pick in picks) and any(
+                pick is None or len(pick) < len(listed[key]) for key, pick in zip(lists, picks, strict=True)):
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class MoveResult:
     """A move that was taken: its place in the log.
@@ -281,8 +304,9 @@ def move_submit(
     same JSON, types included). Any error inside the engine is a refused move (logged) that
     changes nothing, so one crafted move can never brick a table.
 
-    Raises NotYourSeat, GameOver, Stale, WindowClosed, Malformed or IllegalMove (all
-    MoveRefused); a repeated move id of the seat returns the first result (``duplicate``).
+    Raises NotYourSeat, GameOver, Stale, WindowClosed, Malformed or IllegalMove (IncompletePick
+    for a listed move sent with too few picks; all MoveRefused); a repeated move id of the seat
+    returns the first result (``duplicate``).
     """
     seat: int | None = None
     try:
@@ -325,10 +349,13 @@ def _move(game: Game, seat: int, version: int | None, move_id: str | None, actio
     if not isinstance(action, dict) or canonical(action) is None:
         raise Malformed("malformed move")
     engine = get_engine(game.engine)
+    before = game_state(game)
     try:
-        state = engine.apply(game_state(game), seat, action)
+        state = engine.apply(before, seat, action)
         step = _step(engine, state)
     except IllegalAction as error:
+        if incomplete_pick(engine.legal_actions(before, seat), action):
+            raise IncompletePick(f"an incomplete pick: {error}") from error
         raise IllegalMove(f"not allowed now: {error}") from error
     except Exception as error:
         logger.exception("engine %s failed on a move in game %s (refused)", game.engine, game.pk)

@@ -47,6 +47,7 @@ from gameplay.services import (
     AlreadyWaited,
     GameOver,
     IllegalMove,
+    IncompletePick,
     Malformed,
     MoveRefused,
     NoGame,
@@ -76,6 +77,8 @@ REFUSALS: dict[type[Exception], tuple[int, Promise]] = {
     GameOver: (409, _MOVED_ON),
     Malformed: (400, _NOT_ALLOWED),
     IllegalMove: (400, _NOT_ALLOWED),
+    IncompletePick: (400, gettext_lazy("Nothing was played: too few were ticked. "
+                                       "Tick everything the move asks for, then send it.")),
 }
 
 

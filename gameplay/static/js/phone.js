@@ -14,6 +14,10 @@
 // - When this phone's answer becomes awaited (#private-view[data-awaited]) it vibrates and, if the
 //   player turned it on (off by default, remembered in localStorage), beeps; the panel itself
 //   shows the visible cue. The toggle is [data-sound-toggle], hidden without this script.
+// - A move played on picked cards ([data-picks] in its form: "2" for one card of each of two players,
+//   "each" for one card of each player listed) is sent only once the pick is complete: its button
+//   ([data-picks-submit]) is rendered disabled and enabled here when it is. A player's cards
+//   ([data-pick-group]) take one tick: ticking another of them moves the tick.
 // No inline scripts or handlers anywhere: the CSP forbids them.
 (function () {
   "use strict";
@@ -237,7 +241,48 @@
   document.addEventListener("pointerup", acquire);
   document.addEventListener("visibilitychange", function () { if (!document.hidden) { acquire(); } });
 
-  document.addEventListener("htmx:afterSwap", readPanel);
+  // ---- Picks: the submit waits for a complete choice ----
+  function pickComplete(box) {
+    var groups = box.querySelectorAll("[data-pick-group]");
+    var need = box.getAttribute("data-picks");
+    var listed = 0;
+    var ticked = 0;
+    for (var i = 0; i < groups.length; i++) {
+      if (!groups[i].querySelector("input[type=checkbox]")) { continue; }
+      listed += 1;
+      var n = groups[i].querySelectorAll("input[type=checkbox]:checked").length;
+      if (n > 1) { return false; }
+      ticked += n;
+    }
+    return ticked > 0 && ticked === (need === "each" ? listed : parseInt(need, 10));
+  }
+  function updatePicks(box) {
+    var form = box.closest("form");
+    if (!form) { return; }
+    var buttons = form.querySelectorAll("[data-picks-submit]");
+    var complete = pickComplete(box);
+    for (var i = 0; i < buttons.length; i++) { buttons[i].disabled = !complete; }
+  }
+  function allPicks() {
+    var boxes = document.querySelectorAll("[data-picks]");
+    for (var i = 0; i < boxes.length; i++) { updatePicks(boxes[i]); }
+  }
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    var box = input.closest && input.closest("[data-picks]");
+    if (!box) { return; }
+    var group = input.closest("[data-pick-group]");
+    if (group && input.checked) {
+      var others = group.querySelectorAll("input[type=checkbox]:checked");
+      for (var i = 0; i < others.length; i++) { if (others[i] !== input) { others[i].checked = false; } }
+    }
+    updatePicks(box);
+  });
+  // A page restored from the back/forward cache or a reload may keep ticks: the buttons follow them.
+  window.addEventListener("pageshow", allPicks);
+
+  document.addEventListener("htmx:afterSwap", function () { readPanel(); allPicks(); });
   soundButtons();
   readPanel();
+  allPicks();
 })();
