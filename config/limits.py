@@ -6,11 +6,14 @@ together). A limited request is answered by ``too_many`` before it changes anyth
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
-from django_ratelimit.core import is_ratelimited
+from django_ratelimit.core import _get_ip, get_usage, is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
 
 from config.resilience import cache_guard
@@ -30,6 +33,53 @@ def limited(request: HttpRequest, group: str, *, key="ip", count: bool = True) -
         lambda: is_ratelimited(request, group=group, key=key, rate=settings.RATELIMITS[group], increment=count),
         False, f"limit {group}",
     )
+
+
+def login_name(raw: object) -> str:
+    """A username as the log-in limits count it: as authentication reads it, then case folded.
+
+    Django's log-in form strips the name and normalises it to NFKC (``UsernameField``, as
+    ``AbstractBaseUser.normalize_username`` does when an account is made), so "ｂｏｂ" (full width)
+    logs in as "bob": the limits must count both as one. Case is folded as well (the log-in itself
+    is case-sensitive, so this only counts "Bob" and "bob" together), and NFKC taken again after
+    folding, so that every spelling that folds to one name is one name.
+    """
+    name = AbstractBaseUser.normalize_username(str(raw or "").strip())
+    return unicodedata.normalize("NFKC", name.casefold())[:150]
+
+
+def _usage(request: HttpRequest, group: str, key) -> tuple[int, bool]:
+    """Count this request in ``group`` under ``key``: (the count so far, this one included; whether
+    that is over the rate). A cache that is down limits nobody (logged), as in :func:`limited`."""
+    usage = cache_guard(
+        lambda: get_usage(request, group=group, key=key, rate=settings.RATELIMITS[group], increment=True),
+        None, f"limit {group}",
+    )
+    return (0, False) if usage is None else (int(usage["count"]), bool(usage["should_limit"]))
+
+
+def login_limited(request: HttpRequest, username: object) -> bool:
+    """Whether this password attempt (a log-in, or the password that deletes an account) at
+    ``username`` is over a limit; counts it first in each of the three.
+
+    - ``login_ip``: one address, whatever the usernames (one phone trying many accounts).
+    - ``login_pair``: one address at one (normalised) username. Wrong passwords from one address
+      hold back that address only: nobody locks an account for everyone else by failing at it.
+    - ``login_user``: every address at one username, a slower global brake against guessing one
+      account from many addresses. Once over it, an address that already tried this username in
+      its current ``login_pair`` window is held back; an address that has not (the owner's phone)
+      still gets its attempt. So a guesser with many addresses gets one try a window from each,
+      not five, and the owner is never locked out by them.
+
+    Only while ``settings.RATELIMIT_ENABLE``; a cache that is down limits nobody (logged).
+    """
+    if not getattr(settings, "RATELIMIT_ENABLE", True):
+        return False
+    name = login_name(username)
+    by_ip = limited(request, "login_ip")
+    tried_here, pair_over = _usage(request, "login_pair", lambda group, req: f"{_get_ip(req)}\n{name}")
+    _, brake = _usage(request, "login_user", lambda group, req: name)
+    return by_ip or pair_over or (brake and tried_here > 1)
 
 
 def code_guesses_blocked(request: HttpRequest) -> bool:

@@ -205,8 +205,11 @@ SESSION_ENGINE = "config.sessions"
 RATELIMIT_ENABLE = env_flag("DJANGO_RATELIMIT", True)
 RATELIMITS = {
     "code_miss": "20/m",  # unknown table codes tried (/find/, a name given with a join code)
-    "login_ip": "10/m",  # log-in attempts from one address
-    "login_user": "5/m",  # log-in attempts at one username
+    "login_ip": "10/m",  # log-in attempts from one address, any usernames
+    "login_pair": "5/m",  # log-in attempts from one address at one (normalised) username
+    # Every address at one username: past it, an address that already tried that name this minute
+    # waits (config/limits.login_limited); an address that has not, the owner's, still gets in.
+    "login_user": "30/h",
     "signup": "20/h",  # attempts, typos too: one laptop may sign up a whole table
     "table_create": "30/h",
 }

@@ -308,11 +308,6 @@ def _running_seat_refusal(player: Player) -> str | None:
     return None
 
 
-def _account_username(group: str, request: HttpRequest) -> str:
-    """The account a deletion attempt is for: password tries count with the log-in's, per username."""
-    return request.user.get_username().casefold()[:150]
-
-
 @require_http_methods(["GET", "POST"])
 def account_delete(request: HttpRequest) -> HttpResponse:
     """Delete my account: GET asks for the password (and says what goes and what stays); only a POST deletes.
@@ -331,7 +326,8 @@ def account_delete(request: HttpRequest) -> HttpResponse:
     form = account.DeleteAccountForm(user, request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
-        if limits.limited(request, "login_user", key=_account_username):
+        # Password tries count with the log-in's: per address, per address and username, per username.
+        if limits.login_limited(request, user.get_username()):
             return limits.too_many(request, _("Too many tries. Wait a minute, then try again."))
         if refusal:
             status = 409

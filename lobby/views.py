@@ -142,19 +142,16 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "lobby/signup.html", {"form": form}, status=400 if request.method == "POST" else 200)
 
 
-def _login_username(group: str, request: HttpRequest) -> str:
-    """The username a log-in attempt is for (case folded, so that case changes count together)."""
-    return request.POST.get("username", "").strip().casefold()[:150]
-
-
 class PlayerLoginView(LoginView):
     """Log in; a guest's seats join the account if it has no player yet."""
 
     template_name = "lobby/login.html"
 
     def post(self, request, *args, **kwargs):
-        """Attempts are limited per address and per username, before the password is checked."""
-        if limits.limited(request, "login_ip") or limits.limited(request, "login_user", key=_login_username):
+        """Attempts are limited per address, per address and username, and per username (a slower brake
+        that never holds back an address that has not tried it: ``limits.login_limited``), before
+        the password is checked."""
+        if limits.login_limited(request, request.POST.get("username", "")):
             return limits.too_many(request, _("Too many log-in attempts. Wait a minute, then try again."))
         return super().post(request, *args, **kwargs)
 

@@ -89,14 +89,76 @@ def test_log_in_is_limited_to_ten_a_minute_per_address(db):
     ).status_code == 302
 
 
-def test_log_in_is_limited_to_five_a_minute_per_username_from_any_address(db):
-    User.objects.create_user("bob", password="a-long-Passw0rd!")
-    for i in range(5):
-        phone = Client(REMOTE_ADDR=f"10.0.1.{i + 1}")
+LOGIN = {"username": "bob", "password": "a-long-Passw0rd!"}
+
+
+def test_log_in_is_limited_to_five_a_minute_per_address_and_username(db, settings):
+    assert settings.RATELIMITS["login_pair"] == "5/m"
+    User.objects.create_user("bob", password=LOGIN["password"])
+    phone = Client(REMOTE_ADDR="10.0.1.1")
+    for i in range(5):  # case changes count as one name
         assert phone.post("/login/", {"username": "Bob" if i % 2 else "bob", "password": "x"}).status_code == 200
-    phone = Client(REMOTE_ADDR="10.0.1.99")
-    assert phone.post("/login/", {"username": "bob", "password": "a-long-Passw0rd!"}).status_code == 429
+    response = phone.post("/login/", LOGIN)
+    assert response.status_code == 429
+    assert "Too many log-in attempts" in _text(response)
     assert "_auth_user_id" not in phone.session
+
+
+def test_wrong_passwords_from_one_address_do_not_lock_the_account_for_another(db):
+    """Before: five wrong passwords at a username from anywhere refused its owner's right one from everywhere."""
+    User.objects.create_user("bob", password=LOGIN["password"])
+    stranger = Client(REMOTE_ADDR="10.0.1.66")
+    for _ in range(8):
+        stranger.post("/login/", {"username": "bob", "password": "guess"})
+    assert stranger.post("/login/", LOGIN).status_code == 429  # the failing address waits
+    owner = Client(REMOTE_ADDR="10.0.1.2")
+    assert owner.post("/login/", LOGIN).status_code == 302
+    assert owner.session["_auth_user_id"] == str(User.objects.get(username="bob").pk)
+
+
+def test_a_full_width_username_counts_as_the_same_username(db):
+    """Django's log-in reads "ｂｏｂ" as "bob" (NFKC); before, the limit counted it as another name."""
+    User.objects.create_user("bob", password=LOGIN["password"])
+    # The same account, as authentication normalises the name.
+    assert Client(REMOTE_ADDR="10.0.2.9").post(
+        "/login/", {"username": "\uff42\uff4f\uff42", "password": LOGIN["password"]}).status_code == 302
+    phone = Client(REMOTE_ADDR="10.0.2.1")
+    for name in ("bob", "\uff42\uff4f\uff42", "\uff22\uff4f\uff42", "bob ", "\uff42ob"):
+        assert phone.post("/login/", {"username": name, "password": "x"}).status_code == 200
+    assert phone.post("/login/", {"username": "\uff42\uff4f\uff42", "password": LOGIN["password"]}).status_code == 429
+    assert phone.post("/login/", LOGIN).status_code == 429
+
+
+def test_the_global_brake_slows_many_addresses_but_never_one_that_has_not_tried(db, settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "login_user": "6/h"}
+    User.objects.create_user("bob", password=LOGIN["password"])
+    guessers = [Client(REMOTE_ADDR=f"10.0.3.{i}") for i in range(1, 5)]
+    for guesser in guessers:  # 8 tries at bob from 4 addresses: over 6 an hour
+        for _ in range(2):
+            guesser.post("/login/", {"username": "bob", "password": "guess"})
+    # Each of them has tried bob already: held back, though under its own 5 a minute.
+    assert all(g.post("/login/", {"username": "bob", "password": "guess"}).status_code == 429 for g in guessers)
+    assert guessers[0].post("/login/", LOGIN).status_code == 429
+    # The owner's phone has not tried: it logs in, brake or not.
+    owner = Client(REMOTE_ADDR="10.0.3.200")
+    assert owner.post("/login/", LOGIN).status_code == 302
+    # Other usernames are not braked.
+    User.objects.create_user("amy", password=LOGIN["password"])
+    assert Client(REMOTE_ADDR="10.0.3.201").post(
+        "/login/", {"username": "amy", "password": LOGIN["password"]}).status_code == 302
+
+
+def test_wrong_deletion_passwords_count_as_log_in_tries_of_that_address_only(db):
+    User.objects.create_user("bob", password=LOGIN["password"])
+    phone = Client(REMOTE_ADDR="10.0.4.1")
+    assert phone.post("/login/", LOGIN).status_code == 302
+    for _ in range(4):
+        assert phone.post("/account/delete/", {"password": "wrong"}).status_code == 400
+    response = phone.post("/account/delete/", {"password": "wrong"})
+    assert response.status_code == 429
+    assert User.objects.filter(username="bob").exists()
+    # Another address still logs in as bob.
+    assert Client(REMOTE_ADDR="10.0.4.2").post("/login/", LOGIN).status_code == 302
 
 
 def test_sign_up_is_limited_to_twenty_attempts_an_hour_per_address(db, settings):
