@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config import limits
 from engines.registry import ENGINES
-from gameplay import services
+from gameplay import nights, services
 from gameplay.charts import bar_chart, line_chart
 from gameplay.models import Game, GameSeat
 from gameplay.ratings import MIN_GAMES, leaderboard, rate_games
@@ -32,7 +32,6 @@ from gameplay.stats import (
     INSIDE_JOB_FIGURES,
     GameRecord,
     export_rows,
-    game_nights,
     group_records,
     head_to_head,
     player_records,
@@ -111,10 +110,12 @@ def group_detail(request: HttpRequest, group_id: int) -> HttpResponse:
     played = {r.engine for r in records}
     recent = [{"title": _title(r.engine), "finished": r.finished, "names": list(r.names),
                "winners": [r.names[s] for s in sorted(r.winners)]} for r in reversed(records[-10:])]
-    nights = [{"key": n.key, "started": n.started, "games": len(n.games)} for n in reversed(game_nights(records)[-5:])]
+    # The group's latest nights, each counted as its page lists it (gameplay.nights.night_games).
+    latest = [{"key": n.pk, "started": n.started, "games": nights.night_games(n).count()}
+              for n in nights.group_nights(group)[:5]]
     return render(request, "groups/detail.html", {
         "group": group,
-        "nights": nights,
+        "nights": latest,
         "members": members,
         "boards": _leaderboards(records, counted),
         "min_games": MIN_GAMES,
@@ -280,19 +281,14 @@ def my_export(request: HttpRequest, fmt: str) -> HttpResponse:
 
 @require_GET
 def group_night(request: HttpRequest, group_id: int, night: int) -> HttpResponse:
-    """One game night's summary: its games, wins per player, wins per team (``night``: its first game's id)."""
+    """One game night played for the group (``night``: its id): the same games and figures as its summary."""
     group = _member_group(request, group_id)
-    counted = _counted(group)
-    found = next((n for n in game_nights(group_records(group)) if n.key == night), None)
+    found = nights.group_nights(group).filter(pk=night).first()
     if found is None:
         raise Http404("no such night")
+    report = nights.night_report(found)
     return render(request, "groups/night.html", {
-        "group": group, "started": found.started, "ended": found.games[-1].finished,
-        "scoreboard": [{"player": counted[pid], "tally": tally} for pid, tally in found.scoreboard(set(counted))],
-        "teams": [{"engine": engine, "title": _title(engine), "team": team, "wins": wins}
-                  for (engine, team), wins in sorted(found.teams().items())],
-        "games": [{"title": _title(r.engine), "finished": r.finished,
-                   "winners": [r.names[s] for s in sorted(r.winners)]} for r in found.games],
+        "group": group, "night": found, "board": report.board, "games": report.rows,
     })
 
 

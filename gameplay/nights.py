@@ -1,7 +1,9 @@
 """Game nights: a table's evening as an explicit series, started and ended by its host.
 
-A night (``gameplay.models.GameNight``) holds no games of its own: its games are the table's
-games that *finished* while it was open (``started <= Game.finished <= ended``; a night still
+A night (``gameplay.models.GameNight``) is the one definition of a game night: the host's
+summary and the group's night page both show :func:`night_report` of the same row, and a group's
+nights (:func:`group_nights`) are the nights played for it. A night holds no games of its own: its
+games are the table's games that *finished* while it was open (``started <= Game.finished <= ended``; a night still
 open takes every game finished since it started). So nothing on ``Game`` changes, a game that
 was running when the night started counts once it finishes, and one finished after the end
 does not. Figures come from finished games only (``gameplay.stats.finished_games``: their
@@ -36,7 +38,7 @@ from engines.registry import ENGINES
 from gameplay.models import Game, GameNight, GameSeat
 from gameplay.services import GameError
 from gameplay.stats import GameRecord, Tally, finished_games, record_of
-from lobby.models import Membership, Player, Table
+from lobby.models import Group, Membership, Player, Table
 from lobby.notify import table_notify
 from lobby.views import table_or_404
 
@@ -113,6 +115,19 @@ def player_nights(player: Player | None, limit: int = 5) -> list[GameNight]:
     ).exclude(game__status=Game.RUNNING)
     nights = GameNight.objects.filter(Q(created_by=player) | Exists(sat)).select_related("table")
     return list(nights.order_by("-started", "-pk")[:limit])
+
+
+def group_nights(group: Group) -> QuerySet[GameNight]:
+    """The nights played for ``group``, newest first: started for it, or with one of its games.
+
+    The same test as the summary's (``may_see``): the night's group, or a group one of its games
+    was played for.
+    """
+    played = Game.objects.filter(
+        table=OuterRef("table"), group=group, finished__gte=OuterRef("started"),
+        finished__lte=Coalesce(OuterRef("ended"), Now()),
+    ).exclude(status=Game.RUNNING)
+    return GameNight.objects.filter(Q(group=group) | Exists(played)).select_related("table")
 
 
 def board_night(*, code: str, latest_created: datetime | None) -> GameNight | None:
@@ -271,23 +286,38 @@ def _game_row(game: Game, record: GameRecord | None) -> dict:
     }
 
 
+@dataclass
+class NightReport:
+    """What every page of one night shows: its games (``rows``, ended-early ones too) and its figures."""
+
+    night: GameNight
+    games: list[Game]
+    board: Scoreboard
+    rows: list[dict]
+
+
+def night_report(night: GameNight) -> NightReport:
+    """The night's games, oldest first, and its scoreboard: the host's summary and the group's page alike."""
+    games = list(night_games(night).order_by("finished", "pk").prefetch_related("seats"))
+    # The records name the seats as every figure page does (``gameplay.stats.record_of``).
+    records = {g.pk: record_of(g, g.seats.all()) for g in games if g.status == Game.FINISHED and g.outcome is not None}
+    return NightReport(night=night, games=games, board=scoreboard(records.values()),
+                       rows=[_game_row(game, records.get(game.pk)) for game in games])
+
+
 @require_GET
 def night_summary(request: HttpRequest, code: str, night_id: int) -> HttpResponse:
     """A game night's summary: its games (with links to their log and replay), wins per player and
     per team, the winner(s) of the night. Anyone else gets 404 (ids are sequential)."""
     table = table_or_404(request, code)
-    night = GameNight.objects.select_related("table").filter(pk=night_id, table=table).first()
+    night = GameNight.objects.select_related("table", "group").filter(pk=night_id, table=table).first()
     if night is None:
         raise Http404("no such night")
-    games = list(night_games(night).order_by("finished", "pk").prefetch_related("seats"))
-    if not may_see(request.player, night, games):
+    report = night_report(night)
+    if not may_see(request.player, night, report.games):
         raise Http404("no such night")
-    # The records name the seats as every figure page does (``gameplay.stats.record_of``).
-    records = {g.pk: record_of(g, g.seats.all()) for g in games if g.status == Game.FINISHED and g.outcome is not None}
-    board = scoreboard(records.values())
-    rows = [_game_row(game, records.get(game.pk)) for game in games]
     return render(request, "gameplay/night_summary.html", {
-        "table": {"code": table.code}, "night": night, "board": board, "games": rows,
+        "table": {"code": table.code}, "night": night, "board": report.board, "games": report.rows,
         "back": "board" if request.GET.get("back") == "board" else "",
     })
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
@@ -467,53 +467,3 @@ def export_rows(records: Iterable[GameRecord], player_id: int) -> list[dict]:
             "figures": dict(record.figures[seat]) if seat < len(record.figures) else {},
         })
     return rows
-
-
-# Games of a group closer together than this belong to one game night.
-NIGHT_GAP = timedelta(hours=4)
-
-
-@dataclass
-class GameNight:
-    """Games of a group played one after another, no gap longer than NIGHT_GAP: an evening's series."""
-
-    games: list[GameRecord]
-
-    @property
-    def key(self) -> int:
-        """The night's id in links: its first game's id."""
-        return self.games[0].id
-
-    @property
-    def started(self) -> datetime | None:
-        return self.games[0].finished
-
-    def scoreboard(self, counted: set[int]) -> list[tuple[int, Tally]]:
-        """(player id, tally) for each counted player of the night, most wins first."""
-        tallies: dict[int, Tally] = {}
-        for record in self.games:
-            for seat, pid in enumerate(record.seat_players):
-                if pid in counted:
-                    tallies.setdefault(pid, Tally()).add(seat in record.winners)
-        return sorted(tallies.items(), key=lambda item: (-item[1].wins, item[1].played, item[0]))
-
-    def teams(self) -> dict[tuple[str, str], int]:
-        """How often each team won (by game and team), in the night's team games."""
-        wins: dict[tuple[str, str], int] = {}
-        for record in self.games:
-            for team in {record.teams[s] for s in record.winners if s < len(record.teams)}:
-                if team:
-                    wins[(record.engine, team)] = wins.get((record.engine, team), 0) + 1
-        return wins
-
-
-def game_nights(records: list[GameRecord], gap: timedelta = NIGHT_GAP) -> list[GameNight]:
-    """The records (oldest first) cut into nights wherever two games finished more than ``gap`` apart."""
-    nights: list[GameNight] = []
-    last: datetime | None = None
-    for record in records:
-        if not nights or last is None or record.finished is None or record.finished - last > gap:
-            nights.append(GameNight(games=[]))
-        nights[-1].games.append(record)
-        last = record.finished
-    return nights

@@ -332,6 +332,48 @@ def test_the_summary_is_for_the_nights_players_hosts_and_group_members_only(reco
     assert stranger.get(url).status_code == 404
 
 
+def _report(html: str) -> str:
+    """A night page's part that says what the night was: scoreboard, wins by team, games."""
+    return html[html.index("<h2>Scoreboard</h2>"):html.index("</ol>", html.index('data-test="night-games"'))]
+
+
+def test_the_group_night_page_and_the_hosts_summary_are_one_night(recorded_night):
+    """One definition of a night: the group's page for a date lists the games the host's summary lists,
+    never the table's games before the night began or after it ended (issue 26, item 9)."""
+    table, night, people, _stranger = recorded_night
+    group = Group.objects.create(name="Crew", created_by=people[0].player)
+    for person in people:
+        Membership.objects.create(group=group, player=person.player)
+    Game.objects.filter(table=table).update(group=group)  # every game of that day was played for the group
+    GameNight.objects.filter(pk=night.pk).update(group=group)
+    summary = people[0].get(f"/t/{table.code}/nights/{night.pk}/").content.decode()
+    detail = people[0].get(f"/groups/{group.pk}/").content.decode()
+    listed = re.findall(r'<a href="/groups/\d+/nights/(\d+)/">[^<]*</a> · (\d+) games?', detail)
+    assert listed == [(str(night.pk), "5")]  # one night, with the summary's five games
+    page = people[0].get(f"/groups/{group.pk}/nights/{night.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert html.count('data-test="night-game"') == summary.count('data-test="night-game"') == 5
+    assert _report(html) == _report(summary)
+    assert rows_of(html) == rows_of(summary)
+    # Another group's member, or another group's id, finds no such night.
+    other = Group.objects.create(name="Others", created_by=people[1].player)
+    Membership.objects.create(group=other, player=people[1].player)
+    assert people[1].get(f"/groups/{other.pk}/nights/{night.pk}/").status_code == 404
+
+
+def test_a_night_counts_for_a_group_one_of_its_games_was_played_for(recorded_night):
+    """A night started before its table played for the group counts for the group through its games."""
+    table, night, people, _stranger = recorded_night
+    group = Group.objects.create(name="Crew", created_by=people[0].player)
+    Membership.objects.create(group=group, player=people[0].player)
+    assert people[0].get(f"/groups/{group.pk}/nights/{night.pk}/").status_code == 404
+    Game.objects.filter(table=table, engine="coup", finished__gt=night.ended).update(group=group)  # after it
+    assert people[0].get(f"/groups/{group.pk}/nights/{night.pk}/").status_code == 404
+    Game.objects.filter(table=table, engine="good_cop_bad_cop").update(group=group)  # during it
+    assert people[0].get(f"/groups/{group.pk}/nights/{night.pk}/").status_code == 200
+
+
 def test_the_nights_games_are_those_finished_while_it_was_open(table_with):
     """A game running when the night starts counts once it finishes; one finished after the end does not."""
     table, people = table_with(5)

@@ -338,28 +338,29 @@ def test_a_player_downloads_their_finished_games_as_json_and_csv(recorded, clien
     assert 'data-test="export"' in client.get("/stats/").content.decode()
 
 
-def test_game_nights_cut_at_long_gaps_and_sum_up_wins_per_player_and_team(recorded, client):
-    from gameplay.stats import game_nights
+def test_a_groups_game_nights_are_its_hosts_nights(recorded, client):
+    """The group lists the nights the host started for it (gameplay.nights), with their games only."""
+    from gameplay.models import GameNight
 
     group, (a, b, c, d) = recorded
-    records = group_records(group)
-    (night,) = game_nights(records)  # the four games finished an hour apart: one night
-    assert [(pid, t.wins, t.played) for pid, t in night.scoreboard({a.pk, b.pk, c.pk, d.pk})] == [
-        (a.pk, 3, 4), (c.pk, 3, 4), (d.pk, 2, 3), (b.pk, 0, 4)]
-    assert night.teams() == {("inside_job", "traitors"): 1, ("good_cop_bad_cop", "honest"): 1,
-                             ("good_cop_bad_cop_health", "good"): 1}
-    late = records[-1].__class__(**{**records[-1].__dict__, "id": 999,
-                                    "finished": records[-1].finished + timedelta(hours=5)})
-    assert [len(n.games) for n in game_nights([*records, late])] == [4, 1]
     client.login(username="ann", password=PASSWORD)
-    assert f"/groups/{group.pk}/nights/{night.key}/" in client.get(f"/groups/{group.pk}/").content.decode()
-    html = client.get(f"/groups/{group.pk}/nights/{night.key}/").content.decode()
-    assert 'data-test="scoreboard"' in html and "Traitors: 1" in html and "Good cops: 1" in html
-    assert client.get(f"/groups/{group.pk}/nights/{night.key + 1}/").status_code == 404
+    assert 'data-test="nights"' not in client.get(f"/groups/{group.pk}/").content.decode()  # no night started
+    table = Table.objects.get(code="ABCDE")
+    first = Game.objects.filter(group=group).order_by("finished").first()
+    # A night around the first two games (Inside Job, Coup): the later ones are not its games.
+    night = GameNight.objects.create(table=table, created_by=a, group=group,
+                                     started=first.finished - timedelta(minutes=30),
+                                     ended=first.finished + timedelta(minutes=90))
+    html = client.get(f"/groups/{group.pk}/").content.decode()
+    assert f'href="/groups/{group.pk}/nights/{night.pk}/"' in html and "2 games" in html
+    page = client.get(f"/groups/{group.pk}/nights/{night.pk}/").content.decode()
+    assert page.count('data-test="night-game"') == 2 and "Traitors" in page
+    assert 'data-test="night-players"' in page
+    assert client.get(f"/groups/{group.pk}/nights/{night.pk + 1}/").status_code == 404
     client.logout()
     _account("Olga")
     client.login(username="olga", password=PASSWORD)
-    assert client.get(f"/groups/{group.pk}/nights/{night.key}/").status_code == 404
+    assert client.get(f"/groups/{group.pk}/nights/{night.pk}/").status_code == 404
 
 
 @pytest.mark.parametrize("language", ["en", "fa", "ja"])
