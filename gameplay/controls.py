@@ -20,6 +20,7 @@ from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, SeatHandover
 from gameplay.seats import DEVICES_KEY, session_devices
 from gameplay.selectors import game_public_info, game_seat_of, table_running_game
 from gameplay.views import respond
+from lobby import known_tables
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import clean_token
@@ -193,4 +194,5 @@ def seat_link(request: HttpRequest, token: str) -> HttpResponse:
     # A seat changing hands gets a new session key; this browser keeps its own player, if any.
     request.session.cycle_key()
     request.session[DEVICES_KEY] = {**session_devices(request.session), str(game.pk): device}
+    known_tables.remember(request.session, game.table.code)  # the code-guess limit never refuses it its table
     return redirect("table", code=game.table.code)

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config import limits
 from engines.registry import ENGINES
-from lobby import groups, services
+from lobby import groups, known_tables, services
 from lobby.context import is_host
 from lobby.forms import (
     JoinForm,
@@ -43,16 +43,24 @@ def table_or_404(request: HttpRequest, code: str) -> Table:
 
     Every route with a code in its path comes through here (phone, board, socket poll, QR,
     joins, host controls), so a guesser learns nothing from any of them once over the limit
-    (``limits.TooManyCodes``, answered 429).
+    (``limits.TooManyCodes``, answered 429). The limit slows guessing, not play: a browser that
+    opened this table before, or whose player sits at it or hosts it, is never refused
+    (``lobby.known_tables``); a table found is remembered in the session.
     """
-    if limits.code_guesses_blocked(request):
+    if _guess_blocked(request, code):
         raise limits.TooManyCodes()
     table = Table.objects.filter(code=code).first()
     if table is None:
-        if limits.code_missed(request):
+        if known_tables.count_miss(request, request.session, code):
             raise limits.TooManyCodes()
         raise Http404("no such table")
+    known_tables.remember(request.session, table.code)
     return table
+
+
+def _guess_blocked(request: HttpRequest, code: str) -> bool:
+    """Whether a lookup of ``code`` from this browser is refused by the code-guess limit (counts nothing)."""
+    return known_tables.guess_blocked(request, request.session, code, lambda: services.player_id_of(request=request))
 
 
 def host_only(request: HttpRequest, table: Table) -> Table:
@@ -109,15 +117,16 @@ def guest(request: HttpRequest) -> HttpResponse:
     code = services.normalize_code(request.POST.get("join", ""))
     table = None
     if code:
-        if limits.code_guesses_blocked(request):
+        if _guess_blocked(request, code):
             return limits.too_many_codes(request)
         table = Table.objects.filter(code=code).first()
-        if table is None and limits.code_missed(request):
+        if table is None and known_tables.count_miss(request, request.session, code):
             return limits.too_many_codes(request)
     try:
         player = services.player_guest_create(request=request, nickname=request.POST.get("nickname", ""))
         if table is not None:
             services.table_join(table=table, player=player)
+            known_tables.remember(request.session, table.code)
         elif code:
             messages.error(request, _("No table has the code %(code)s.") % {"code": code[:10]})
     except LobbyError as error:
@@ -195,6 +204,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
                 seated=role == "play",
             )
             groups.table_group_set(table=table, group=group)
+            known_tables.remember(request.session, table.code)
             # A moderator's tablet goes straight to the board: the code, the QR, the seats, the controls.
             return redirect("board" if role == "moderate" else "table", code=table.code)
         except LobbyError as error:
@@ -221,12 +231,12 @@ def table_create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def table_find(request: HttpRequest) -> HttpResponse:
     """Join by code: an unknown code says so plainly (and counts as a guess)."""
-    if limits.code_guesses_blocked(request):
-        return limits.too_many_codes(request)
     code = services.normalize_code(request.GET.get("code", ""))
-    if Table.objects.filter(code=code).exists():
+    if _guess_blocked(request, code):
+        return limits.too_many_codes(request)
+    if code and Table.objects.filter(code=code).exists():
         return redirect("table", code=code)
-    if code and limits.code_missed(request):
+    if code and known_tables.count_miss(request, request.session, code):
         return limits.too_many_codes(request)
     messages.error(request, _("No table has the code %(code)s.") % {"code": code[:10]})
     return redirect("home")
