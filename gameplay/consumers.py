@@ -132,20 +132,26 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         """The table's id and revision, this session's player (or None) and its handed-over seats' tokens.
 
         An unknown code counts as a code guess from this address, as on every page with a code
-        (``config.limits``): once over the limit the socket learns nothing, known code or not.
+        (``config.limits``). Once the address is over the limit the socket learns nothing of a table
+        this browser does not know, known code or not; a table it opened before, or whose player sits
+        at it or hosts it, stays open to it (``lobby.known_tables``: the limit slows guessing, not play).
         """
+        from lobby import known_tables
+
         client = self.scope.get("client") or ("0.0.0.0", 0)  # a server that names no client: one bucket
         guesser = SimpleNamespace(META={"REMOTE_ADDR": client[0] or "0.0.0.0"}, method="GET")
-        if limits.code_guesses_blocked(guesser):
+        session = self.scope.get("session")
+        player_id = session.get(SESSION_KEY) if session is not None else None
+        player_id = player_id if isinstance(player_id, int) and not isinstance(player_id, bool) else None
+        if known_tables.guess_blocked(guesser, session, code, lambda: player_id):
             return None
         found = Table.objects.filter(code=code).values_list("pk", "revision").first()
         if found is None:
-            limits.code_missed(guesser)
+            if not known_tables.knows(session, code):  # a table this browser knew has gone: no guess
+                limits.code_missed(guesser)
             return None
-        session = self.scope.get("session")
-        player_id = session.get(SESSION_KEY) if session is not None else None
         devices = list(session_devices(session).values())
-        return found[0], found[1], player_id if isinstance(player_id, int) else None, devices
+        return found[0], found[1], player_id, devices
 
     async def _present(self) -> None:
         """An open socket keeps its player marked present at the table (see gameplay.presence)."""

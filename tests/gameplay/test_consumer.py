@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from types import SimpleNamespace
 
 import channels.consumer
+import django_ratelimit.core
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import channel_layers
@@ -14,6 +16,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from gameplay import consumers
 from gameplay.services import move_submit
+from lobby.known_tables import KNOWN_KEY
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal, submit_status
 
@@ -210,3 +213,42 @@ async def test_unknown_codes_on_the_socket_count_as_code_guesses(settings, table
     socket.scope["client"] = ["10.9.8.7", 5000]
     connected, _ = await socket.connect()
     assert not connected  # this address is over the limit now
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_over_the_code_limit_a_browser_keeps_the_socket_of_a_table_it_knows(settings, monkeypatch, table_with):
+    """The limit slows guessing, not play: phones behind the guesser's address keep their table's socket."""
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: 1_800_000_000.0))
+    settings.RATELIMITS = {**settings.RATELIMITS, "code_miss": "3/m"}
+    table, people = await sync_to_async(table_with)(2)
+    cookie = settings.SESSION_COOKIE_NAME
+
+    def socket_of(code: str, person=None) -> WebsocketCommunicator:
+        headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+        if person is not None:
+            key = person.client.cookies[cookie].value
+            headers.append((b"cookie", f"{cookie}={key}".encode()))
+        socket = WebsocketCommunicator(application, f"/ws/t/{code}/", headers=headers)
+        socket.scope["client"] = ["10.9.8.7", 5000]
+        return socket
+
+    for code in ("ZZZZ2", "ZZZZ3", "ZZZZ4", "ZZZZ5"):  # one phone behind the address mistypes
+        connected, _ = await socket_of(code).connect()
+        assert not connected
+    connected, _ = await socket_of(table.code).connect()
+    assert not connected  # a browser that does not know the table: refused, right code or not
+    phone = socket_of(table.code, people[1])  # it opened the table (it joined there)
+    connected, _ = await phone.connect()
+    assert connected
+    await phone.disconnect()
+
+    def forget(person) -> None:
+        session = person.client.session
+        session.pop(KNOWN_KEY, None)
+        session.save()
+
+    await sync_to_async(forget)(people[0])
+    host = socket_of(table.code, people[0])  # no list, but it hosts and sits there
+    connected, _ = await host.connect()
+    assert connected
+    await host.disconnect()
