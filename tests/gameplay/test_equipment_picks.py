@@ -64,7 +64,7 @@ def test_metal_detector_asks_one_card_of_each_gun_holder(table_with):
     engine = get_engine(game.engine)
     state = game_state(game)
     armed = (seat + 1) % 4
-    state["players"][armed]["gun"] = (seat + 2) % 4
+    state["players"][armed]["gun"], state["players"][armed]["aim"] = True, (seat + 2) % 4
     Game.objects.filter(pk=game.pk).update(snapshot=engine.encode(state))
     form = _pick_form(person.get(f"/t/{table.code}/").content.decode(), "metal_detector")
     assert 'data-picks="each"' in form and form.count("data-pick-group") == 1
