@@ -17,13 +17,15 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.body_limit import BodyLimit  # noqa: E402
 from gameplay.consumers import SameOriginValidator  # noqa: E402
 from gameplay.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_http_app,
+        # A body over a few hundred KB is refused (413) before anything buffers it (config/body_limit.py).
+        "http": BodyLimit(django_http_app),
         "websocket": AllowedHostsOriginValidator(
             SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
