@@ -15,8 +15,8 @@ What each figure counts (all of it public once the game is over, except where ma
 
 - Coup. ``claims``: character claims made (an action that names a character, or a block).
   ``bluffs``: claims of a character the player did not hold at that moment (for Embezzle, which
-  claims *no* Duke: holding one). ``bluffs_caught``: the player's bluffs exposed by a challenge.
-  ``catches``: the player's challenges that exposed a bluff. ``challenges_lost``: the player's
+  claims *no* Duke: holding one). ``caught_bluffing``: the player's bluffs exposed by a challenge.
+  ``bluffs_caught``: the player's challenges that exposed a bluff. ``challenges_lost``: the player's
   challenges of an honest claim, which the claimer proved.
 - Inside Job. Who played a Sabotage card is never made public (the rules page: the public sees
   only how many), and the end of the game reveals roles, not cards. So ``sabotaged_missions``
@@ -145,8 +145,8 @@ def player_records(player: Player, *, figures: bool = False) -> list[GameRecord]
 # ------------------------------------------------------------------ figures from the log
 
 # Bump when a figure's definition changes: every cached figure is then computed afresh.
-FIGURES_VERSION = 1
-COUP_FIGURES = ("claims", "bluffs", "bluffs_caught", "catches", "challenges_lost")
+FIGURES_VERSION = 2  # 2: Coup's "caught_bluffing" and "bluffs_caught" named as the pages label them
+COUP_FIGURES = ("claims", "bluffs", "caught_bluffing", "bluffs_caught", "challenges_lost")
 INSIDE_JOB_FIGURES = ("sabotaged_missions", "sabotage_cards", "assassin_guesses", "merlin_found", "found_as_merlin")
 # The figures each game has (the other games have none).
 FIGURES: dict[str, tuple[str, ...]] = {"coup": COUP_FIGURES, "inside_job": INSIDE_JOB_FIGURES}
@@ -228,8 +228,8 @@ def _coup_figures(engine: Engine, state: State, options: dict, moves: Moves, pla
             if entry.get("proved"):
                 figures[challenger]["challenges_lost"] += 1
             elif bluffed:
-                figures[claimer]["bluffs_caught"] += 1
-                figures[challenger]["catches"] += 1
+                figures[claimer]["caught_bluffing"] += 1
+                figures[challenger]["bluffs_caught"] += 1
     return tuple(figures)
 
 

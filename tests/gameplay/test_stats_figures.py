@@ -161,8 +161,8 @@ def figured(db):
     return build_figured()
 
 
-def _coup(claims: int, bluffs: int, bluffs_caught: int, catches: int, challenges_lost: int) -> dict:
-    return {"claims": claims, "bluffs": bluffs, "bluffs_caught": bluffs_caught, "catches": catches,
+def _coup(claims: int, bluffs: int, caught_bluffing: int, bluffs_caught: int, challenges_lost: int) -> dict:
+    return {"claims": claims, "bluffs": bluffs, "caught_bluffing": caught_bluffing, "bluffs_caught": bluffs_caught,
             "challenges_lost": challenges_lost}
 
 
@@ -252,7 +252,8 @@ def test_the_pages_show_the_figures_and_only_the_owner_sees_their_sabotage_cards
     assert re.search(r'data-test="fig-sabotaged">1<', page) and re.search(r'data-test="fig-merlin-found">1 of 1<', page)
     assert 'fig-sabotage-cards' not in page  # who played a Sabotage card is Dan's secret
     ben_page = client.get(f"/groups/{group.pk}/players/{ben.pk}/").content.decode()
-    for test_id, value in (("claims", 2), ("bluffs", 2), ("bluffs-caught", 0), ("catches", 1), ("challenges-lost", 1)):
+    for test_id, value in (("claims", 2), ("bluffs", 2), ("caught-bluffing", 0), ("bluffs-caught", 1),
+                           ("challenges-lost", 1)):
         assert re.search(rf'data-test="fig-{test_id}">{value}<', ben_page), test_id
     assert re.search(r'data-test="fig-merlin-found">0 of 1<', ben_page)
     detail = client.get(f"/groups/{group.pk}/").content.decode()
@@ -275,6 +276,22 @@ def test_the_downloads_carry_the_players_own_figures(figured, client):
     assert [r["sabotage_cards"] for r in table] == ["", "", "0", "1"]
 
 
+def test_the_downloads_name_the_figures_as_the_page_labels_them(figured, client):
+    """The page's "Caught bluffing" is the download's ``caught_bluffing``, its "Bluffs caught" ``bluffs_caught``."""
+    client.login(username="ben", password=PASSWORD)
+    page = client.get("/stats/").content.decode()
+    item = re.compile(r"<li>([^<(:]+?)(?: \([^)]*\))?: <strong data-test=\"fig-[a-z-]+\">(\d+)</strong>")
+    shown = {label.lower().replace(" ", "_"): int(value) for label, value in item.findall(page)}
+    assert shown["caught_bluffing"] == 0 and shown["bluffs_caught"] == 1  # Ben: never caught, caught Ann once
+    table = list(csv.DictReader(client.get("/stats/my-games.csv").content.decode().splitlines()))
+    assert "catches" not in table[0]
+    for name in ("caught_bluffing", "bluffs_caught", "bluffs"):
+        assert sum(int(row[name] or 0) for row in table) == shown[name], name
+    rows = json.loads(client.get("/stats/my-games.json").content)
+    for name in ("caught_bluffing", "bluffs_caught"):
+        assert sum(r["figures"].get(name, 0) for r in rows) == shown[name], name
+
+
 def test_stats_rebuild_computes_the_same_figures_again_from_the_log(figured):
     group, people, games = figured
     before = _totals(group_records(group, figures=True), people)
@@ -288,7 +305,7 @@ def test_stats_rebuild_computes_the_same_figures_again_from_the_log(figured):
     call_command("stats_rebuild", "--group", str(group.pk), stdout=out)
     text = out.getvalue()
     assert "4 finished games replayed, 0 outcomes differed, 1 cached figures differed" in text
-    assert "Ben coup: claims=2 bluffs=2 bluffs_caught=0 catches=1 challenges_lost=1" in text
+    assert "Ben coup: claims=2 bluffs=2 caught_bluffing=0 bluffs_caught=1 challenges_lost=1" in text
     assert "Dan inside_job: sabotaged_missions=1 assassin_guesses=1 merlin_found=1 found_as_merlin=0" in text
     assert "sabotage_cards" not in text  # the command prints public figures only
     assert _totals(group_records(group, figures=True), people) == before
