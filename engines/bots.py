@@ -13,9 +13,19 @@ from engines.base import JSONDict
 Policy = Callable[[JSONDict, random.Random], JSONDict | None]
 
 
-def random_bot(view: JSONDict, rng: random.Random) -> JSONDict:
-    """Any legal move, uniformly."""
+# How often a random bot plays a card in a silent window it could play in: people let most pass.
+SILENT_PLAY = 0.1
+
+
+def random_bot(view: JSONDict, rng: random.Random) -> JSONDict | None:
+    """Any legal move, uniformly; in a silent window (``view["silent"]``) mostly None, letting it pass.
+
+    Only ``rng`` decides (the worker seeds it per game, version and seat), so a bot asked again in
+    the same window answers the same.
+    """
     legal: list[JSONDict] = view["legal"]
+    if view.get("silent") and rng.random() >= SILENT_PLAY:
+        return None
     return rng.choice(legal)
 
 

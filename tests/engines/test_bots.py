@@ -136,3 +136,25 @@ def test_heuristic_team_beats_random_team_in_inside_job():
     for team, rates in versus.items():
         assert rates["heuristic"] >= rates["random"] + 0.15, (team, rates)
         assert rates["outplayed"] <= rates["random"], (team, rates)
+
+
+def test_the_random_bot_lets_most_silent_windows_pass_and_answers_alike_for_a_seed():
+    """As people do: in a silent window a random bot plays a card it holds only now and then."""
+    from engines.bots import SILENT_PLAY, random_bot
+    from engines.good_cop_bad_cop import ENGINE
+    from tests.engines.good_cop_bad_cop.helpers import five, play
+
+    # A Shoot at seat 1, who holds a Restraining Order: a silent window where it may play the card.
+    state = play(five(hands=[[], ["restraining_order"], [], [], []], guns={0: 1}), 0, {"type": "shoot"})
+    view = ENGINE.view(state, 1)
+    assert view["silent"] and view["legal"]
+    answers = [random_bot(view, random.Random(f"7:{version}:1")) for version in range(1000)]
+    played = [a for a in answers if a is not None]
+    assert all(a in view["legal"] for a in played)
+    assert 0 < len(played) / len(answers) < 2 * SILENT_PLAY  # most windows pass; some do not
+    # Seeded alike (the worker's game, version and seat), the same answer: asked again, it does not re-roll.
+    assert [random_bot(view, random.Random(f"7:{version}:1")) for version in range(1000)] == answers
+    # Outside a silent window it always plays one of its legal moves.
+    turn = ENGINE.view(five(), 0)
+    assert not turn["silent"]
+    assert all(random_bot(turn, random.Random(seed)) in turn["legal"] for seed in range(200))
