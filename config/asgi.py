@@ -17,10 +17,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from config.body_limit import BodyLimit  # noqa: E402
+from config.body_limit import BodyLimit, guard_daphne  # noqa: E402
 from gameplay.consumers import SameOriginValidator  # noqa: E402
 from gameplay.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
+
+# Daphne reads a whole body before it calls the application: it is taught the same limit itself.
+guard_daphne()
 
 application = ProtocolTypeRouter(
     {

@@ -6,6 +6,13 @@ bodies raised a daphne process by 1.2 GiB, and 1 GiB of it stayed; docs/reliabil
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 from channels.testing import ApplicationCommunicator, HttpCommunicator
 
@@ -13,6 +20,7 @@ from config.asgi import application
 from config.body_limit import MAX_BODY_BYTES, BodyLimit, declared_length
 
 LIMIT = 1000
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _scope(headers=(), method="POST", path="/guest/") -> dict:
@@ -126,3 +134,58 @@ async def test_the_served_application_refuses_an_oversized_form_with_413_not_dja
         (b"host", b"testserver"), (b"content-type", b"application/x-www-form-urlencoded"),
         (b"content-length", str(len(small)).encode())])
     assert (await communicator.get_response(timeout=10))["status"] in (302, 403)  # 403: CSRF, Django's answer
+
+
+@pytest.fixture
+def daphne(tmp_path: Path):
+    """The port of a daphne serving the app on 127.0.0.1 (its own SQLite file; no worker)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "DJANGO_PLAIN_STATIC": "1",
+                "GAME_WORKER": "0", "GC_FREEZE": "0"})
+    process = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                "config.asgi:application"], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while True:
+            assert process.poll() is None, "daphne exited"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.time() < deadline, "daphne did not listen"
+                time.sleep(0.2)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _status_line(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\r\n" not in data:
+        more = conn.recv(4096)
+        if not more:
+            break
+        data += more
+    return data.split(b"\r\n", 1)[0]
+
+
+@pytest.mark.parametrize("transfer", ["content-length", "chunked"])
+def test_daphne_refuses_before_reading_the_body(daphne, transfer):
+    """Daphne reads a whole body before it calls the app; the guard answers from what it has seen so far."""
+    with socket.create_connection(("127.0.0.1", daphne), timeout=5) as conn:
+        if transfer == "content-length":  # the headers alone: not one byte of the body follows
+            conn.sendall(b"POST /guest/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10485760\r\n\r\n")
+        else:  # one byte over the limit, then the body stops (but does not end)
+            piece = b"a" * (MAX_BODY_BYTES + 1)
+            conn.sendall(b"POST /guest/ HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         + b"%x\r\n" % len(piece) + piece + b"\r\n")
+        assert _status_line(conn) == b"HTTP/1.1 413 Request Entity Too Large"
+    # Ordinary requests are served as before.
+    with socket.create_connection(("127.0.0.1", daphne), timeout=10) as conn:
+        conn.sendall(b"GET /manifest.webmanifest HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert _status_line(conn) == b"HTTP/1.1 200 OK"
