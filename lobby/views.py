@@ -179,6 +179,10 @@ def table_create(request: HttpRequest) -> HttpResponse:
 
     A posted value the form does not offer (an unknown game, a bad option or timer) is answered
     with the form again and a message naming it, never replaced by a default.
+
+    A browser with no player yet gives its name in the same form, to play; a moderator takes no
+    seat, so needs no name at the table: they become a guest named "Moderator" (as a host link
+    makes one), once the game, the role, the options and the timer were read.
     """
     if request.method == "POST" and limits.limited(request, "table_create"):
         return limits.too_many(request, _("Too many new tables from this device. Try again later."))
@@ -186,21 +190,23 @@ def table_create(request: HttpRequest) -> HttpResponse:
     engine_name = request.POST.get("engine") or request.GET.get("engine") or "inside_job"
     status = 200
     if request.method == "POST":
-        if not player:
-            messages.error(request, _("Choose a name first."))
-            return redirect(reverse("table_create"))
         try:
             if engine_name not in ENGINES:
                 raise LobbyError(_("Unknown game."))
             role = request.POST.get("role", "play")
             if role not in ("play", "moderate"):
                 raise LobbyError(_("Choose whether you play or moderate."))
+            options = options_from_post(engine_name, request.POST)
+            timer_seconds = timer_from_post(request.POST, 0)
+            if not player:
+                nickname = _("Moderator") if role == "moderate" else request.POST.get("nickname", "")
+                player = services.player_guest_create(request=request, nickname=nickname)
             group = groups.group_from_post(host=player, data=request.POST)
             table = services.table_create(
                 host=player,
                 engine=engine_name,
-                options=options_from_post(engine_name, request.POST),
-                timer_seconds=timer_from_post(request.POST, 0),
+                options=options,
+                timer_seconds=timer_seconds,
                 seated=role == "play",
             )
             groups.table_group_set(table=table, group=group)
