@@ -169,6 +169,7 @@ class Engine(Protocol):
 
     team_key: str | None
     default_timer: int
+    phone_private_keys: frozenset[str] | None
 
     def default_options(self) -> JSONDict: ...
     def check_options(self, options: JSONDict, players: int | None) -> None: ...
@@ -208,6 +209,11 @@ class BaseEngine:
     team_key: str | None = None
     # The response timer a new table of this game starts with (seconds, 0 = off).
     default_timer = 0
+    # The view keys a seat's own part of the phone shows, beside "seat" and "legal": the web layer renders
+    # that part only from them (again only when they change), and the phone's public parts from the
+    # board's view (templates/games/<name>/phone_status.html and phone_public.html). None: the whole
+    # phone view is the seat's own part (templates/games/<name>/phone.html alone).
+    phone_private_keys: frozenset[str] | None = None
 
     def default_options(self) -> JSONDict:
         """Every option key with its default."""

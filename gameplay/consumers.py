@@ -1,11 +1,11 @@
-"""The table socket: the table's revision number, and for a page that asks, its partial.
+"""The table socket: the table's revision number, and for a page that asks, what changed on its screen.
 
 Frames to the page are ``{"v": revision}`` and, every ``HEARTBEAT_SECONDS``, ``{"hb": 1}``.
-A page that names its partial in the socket's URL (``?view=phone`` or ``?view=board``) gets
-pushes as ``{"v": revision, "html": partial, "tag": etag}`` instead: the bytes its own htmx GET would get
-at that moment (``gameplay.socket_panel``), so a move costs one render per screen and no
-round trip. When the partial cannot go in a frame, the push is the number alone and the page
-refetches as before.
+A page that names its screen in the socket's URL (``?view=phone`` or ``?view=board``) gets
+pushes as ``{"v": revision, "f": {id: html}, "t": {id: tag}}`` instead: the fragments of its screen
+that changed, as its own htmx GET would show them at that moment (``gameplay.screens``), so a
+move costs no round trip and renders what is the same for many screens once. When the page must
+ask for itself (its session ended, it holds no CSRF cookie), the push is the number alone.
 The heartbeat travels through the channel layer (the consumer sends it to its own channel),
 so it arrives only while the push path works: when Redis freezes, heartbeats stop and the
 page's watchdog (gameplay/static/js/table.js) drops the socket and polls instead.
@@ -16,17 +16,23 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import urllib.parse
 from types import SimpleNamespace
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.http import HttpRequest
+from django.http.cookie import parse_cookie
+from django.utils import translation
 
 from config import limits
-from gameplay import presence, socket_panel
+from gameplay import presence, screens
 from gameplay.seats import session_devices
 from lobby import notify
 from lobby.models import Table
+from lobby.network import lan_base_url_for
 from lobby.services import SESSION_KEY
 
 logger = logging.getLogger(__name__)
@@ -44,8 +50,7 @@ CLOSE_LAYER_DOWN = 4503
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
     """Joins the table's group; frames are ``{"v": revision}``, ``{"hb": 1}``, or, for a page that
-    asked for its partial, ``{"v": revision, "html": partial, "tag": etag}`` with what that browser
-    may see."""
+    named its screen, ``{"v": revision, "f": fragments, "t": tags}`` with what that browser may see."""
 
     heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
 
@@ -60,7 +65,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         table_id, revision, self.player_id, self.devices = found
         self.table_id = table_id
         self.code = code
-        self.view = socket_panel.view_of(self.scope)
+        self.screen = socket_screen(self.scope)
         self.pushed = revision  # the newest revision this page holds or was sent
         group = notify.group_name(table_id)
         if not await self._layer("group_add", group, self.channel_name):
@@ -113,14 +118,19 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def table_revision(self, event: dict) -> None:
         revision = int(event["v"])
-        if self.view is None:
+        if self.screen is None:
             await self.send_json({"v": revision})
             return
         if revision <= self.pushed:
             return  # a frame at least this new went out already (pushes queued during a render)
         self.pushed = revision
-        frame = await database_sync_to_async(socket_panel.push_frame)(
-            self.scope, self.view, self.code, revision, str(event.get("answered") or ""))
+        answered = str(event.get("answered") or "")
+        if answered and self.screen.kind == "phone" and notify.session_digest(self.screen.session_key) == answered:
+            # This phone's own move made the revision, and its POST's answer holds the panel (if that answer
+            # was lost, the number makes it refetch).
+            await self.send_json({"v": revision})
+            return
+        frame = await database_sync_to_async(screens.push_frame)(self.table_id, self.code, revision, self.screen)
         self.pushed = frame["v"]
         await self.send_json(frame)
 
@@ -154,8 +164,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         return found[0], found[1], player_id, devices
 
     async def _present(self) -> None:
-        """An open socket keeps its player marked present at the table (see gameplay.presence)."""
-        if self.player_id is None and not self.devices:
+        """An open phone socket keeps its player marked present at the table (see gameplay.presence); a board
+        opened in a player's own browser is not that player's phone."""
+        if (self.player_id is None and not self.devices) or (self.screen is not None and self.screen.kind == "board"):
             return
         try:
             await presence.aseen(self.table_id, self.player_id, self.devices)
@@ -178,6 +189,29 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             logger.warning("channel layer %s failed for a table socket: %r", method, error)
             return False
         return True
+
+
+SCREENS = ("phone", "board")
+
+
+def socket_screen(scope: dict) -> screens.Socket | None:
+    """What a socket's page shows (``?view=phone|board`` in its URL), and who it is: its session, language
+    (as Django's LocaleMiddleware picks it for the page), CSRF cookie and address; None for numbers only."""
+    query = scope.get("query_string", b"")
+    query = query.decode("latin-1") if isinstance(query, bytes) else query
+    kind = next((value for name, value in urllib.parse.parse_qsl(query) if name == "view" and value in SCREENS), None)
+    if kind is None:
+        return None
+    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+    request = HttpRequest()  # only what language negotiation reads: the cookie and Accept-Language
+    request.COOKIES = parse_cookie(headers.get("cookie", ""))
+    request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
+    session = scope.get("session")
+    return screens.Socket(
+        kind=kind, session_key=getattr(session, "session_key", None) if session is not None else None,
+        language=translation.get_language_from_request(request),
+        csrf_secret=request.COOKIES.get(settings.CSRF_COOKIE_NAME, ""),
+        url=lan_base_url_for(headers.get("host", ""), scope.get("scheme") == "wss"))
 
 
 class SameOriginValidator:

@@ -63,25 +63,32 @@ class BadMoveForm(ValueError):
 
 @dataclass(frozen=True)
 class MoveForm:
-    """A move form as read: the screen's version and window, the phone's move id, the action."""
+    """A move form as read: the screen's version (None: an answer in a window) and window, the move id, the action."""
 
-    version: int
+    version: int | None
     window: str
     move_id: str | None
     action: dict
 
 
 def read_move_form(post) -> MoveForm:
-    """The fields of a posted move form; raises BadMoveForm for a version or action that cannot be read."""
-    try:
-        version = int(post.get("version", ""))
-    except ValueError as error:
-        raise BadMoveForm("version") from error
-    if version < 0 or version >= 2**31:
-        raise BadMoveForm("version")
+    """The fields of a posted move form; raises BadMoveForm for a version or action that cannot be read.
+
+    A form with a window may leave the version empty: it answers that window, judged by the window alone.
+    """
+    window = post.get("window", "")[:80]
+    raw = post.get("version", "")
+    version: int | None = None
+    if raw != "" or not window:
+        try:
+            version = int(raw)
+        except ValueError as error:
+            raise BadMoveForm("version") from error
+        if version < 0 or version >= 2**31:
+            raise BadMoveForm("version")
     action = parse_action(post)
     if action is None:
         raise BadMoveForm("action")
     # The response window the screen showed (compared with the open one, never stored).
-    return MoveForm(version=version, window=post.get("window", "")[:80],
+    return MoveForm(version=version, window=window,
                     move_id=clean_token(post.get("move_id", "")) or None, action=action)

@@ -66,6 +66,43 @@ from gameplay.chaos import (
 
 # The number a panel (phone ``#private-view``, board ``#public-view``) carries: the table revision it shows.
 REVISION = re.compile(rb'data-revision="(\d+)"')
+ROOTS = ("private-view", "public-view", "moderator-view")
+
+
+def element_span(html: str, element_id: str) -> tuple[int, int] | None:
+    """Where the element with ``element_id`` starts and ends in ``html`` (its outer HTML), or None."""
+    found = re.search(rf'<([a-z][a-z0-9]*)\b[^>]*\bid="{re.escape(element_id)}"', html)
+    if found is None:
+        return None
+    name, depth = found.group(1), 0
+    for tag in re.finditer(rf"<(/?){name}\b[^>]*>", html[found.start():]):
+        depth += -1 if tag.group(1) else 1
+        if depth == 0:
+            return found.start(), found.start() + tag.end()
+    return None
+
+
+def apply_frame(page: str, frame: dict) -> str | None:
+    """``page`` with a push frame's fragments swapped in by element id, as ``table.js`` does, or None where
+    table.js would refetch (a fragment the frame leaves out is not held with its tag, or one is missing)."""
+    parts, tags = frame.get("f") or {}, frame.get("t") or {}
+    if not all(isinstance(html, str) for html in parts.values()):
+        return None
+    for element_id, tag in tags.items():
+        if element_id in parts:
+            continue
+        span = element_span(page, element_id)
+        if span is None or f'data-tag="{tag}"' not in page[span[0]:span[1]].split(">", 1)[0]:
+            return None
+    for element_id, html in parts.items():
+        span = element_span(page, element_id)
+        if span is None:
+            return None
+        page = page[:span[0]] + html + page[span[1]:]
+    for root in ROOTS:
+        page = re.sub(rf'(id="{root}"[^>]*?data-revision=")\d+', rf"\g<1>{int(frame['v'])}", page)
+    return re.sub(r'(<div id="private-view"[^>]*>)\s*<p class="notice" role="alert" data-test="note">.*?</p>', r"\1",
+                  page, count=1, flags=re.S)
 # A move form that can be played (a finished game's forms are ``move-form frozen`` and hidden).
 LIVE_MOVE_FORM = re.compile(rb'class="move-form (?!frozen)')
 START_ACTIONS = ("/host/start/", "/host/again/")
@@ -570,10 +607,14 @@ class Screen:
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("v"), int):
             return
-        if isinstance(frame.get("html"), str):  # the partial itself: swapped in, no request
+        if self.is_board and isinstance(frame.get("f"), dict):  # the tool holds the public partial, not the drawer
+            frame = {"v": frame["v"], **{key: {k: v for k, v in frame[key].items() if k == "public-view"}
+                                          for key in ("f", "t") if isinstance(frame.get(key), dict)}}
+        assembled = apply_frame(self.body.decode("utf-8"), frame) if isinstance(frame.get("f"), dict) else None
+        if assembled is not None:  # the fragments that changed: swapped in, no request
             self.run.figures.pushed += 1
             self.known = max(self.known, frame["v"])
-            self.show(frame["html"].encode("utf-8"), time.monotonic())
+            self.show(assembled.encode("utf-8"), time.monotonic())
         else:
             self.heard(frame["v"])
 

@@ -15,26 +15,25 @@ may be the tablet everyone looks at, can never be shown a secret. The game-night
 
 from __future__ import annotations
 
-from django.http import HttpRequest
 from django.urls import reverse
 
-from gameplay import presence
 from gameplay.models import Game
-from gameplay.selectors import game_public_info, seats_info, table_latest_game
+from gameplay.selectors import game_public_info, seats_info
 from lobby.context import host_seats, host_settings
 from lobby.models import Player, Table
-from lobby.services import player_id_of
 
 
-def moderator_context(request: HttpRequest, table: Table) -> dict:
-    """What the board's controls fragment shows this browser (the template's ``mod``).
+def moderator_context(table: Table, player_id: int | None, *, latest: Game | None,
+                      asleep: list[int]) -> dict:
+    """What the board's controls fragment shows the browser of ``player_id`` (the template's ``mod``).
 
-    For everyone: the fragment's own URL and, once the host role has changed hands, the host's
-    name. For the host also: the seat tools and settings between games, the game controls
-    during one, and the seated people the role may pass to.
+    ``latest``: the table's latest game (read with the table); ``asleep``: its seats whose phones went
+    quiet (shown on the public board already). For everyone: the fragment's own URL and, once the
+    host role has changed hands, the host's name. For the host also: the seat tools and settings
+    between games, the game controls during one, and the seated people the role may pass to.
     """
-    me = player_id_of(request=request)
-    mod: dict = {"url": reverse("board_controls", args=[table.code]), "is_host": me is not None and me == table.host_id}
+    mod: dict = {"url": reverse("board_controls", args=[table.code]),
+                 "is_host": player_id is not None and player_id == table.host_id}
     if table.host_since is not None:
         mod["host_name"] = Player.objects.filter(pk=table.host_id).values_list("nickname", flat=True).first()
     if not mod["is_host"]:
@@ -43,12 +42,11 @@ def moderator_context(request: HttpRequest, table: Table) -> dict:
     mod.update(seating)
     # The role passes to a person in a seat (a bot cannot host; the host already does).
     mod["people"] = [s for s in seating["seats"] if not s["is_bot"] and not s["is_host"]]
-    latest = table_latest_game(table)
     mod["game"] = game_public_info(latest) if latest is not None else None
     if latest is not None and not latest.over:
         mod["running"] = True
         mod["game_seats"] = seats_info(latest, None)
-        mod["asleep"] = presence.asleep_seats(latest, table.pk)
+        mod["asleep"] = asleep
     else:
         mod.update(host_settings(table))
     return mod

@@ -78,9 +78,10 @@ def game_public_info(game: Game) -> dict:
         "timer_seconds": game.timer_seconds,
         "deadline_ms": deadline_ms,
         "paused": game.paused,
-        # A silent window: its own countdown, closing by itself; who asked it to wait (public).
+        # A silent window: its own countdown, closing by itself.
         "silent": game.countdown is not None and not game.over,
-        "waits": list(game.waits),
+        # Whether more time was asked (never by whom: that would hint at who holds a card to play).
+        "waits": bool(game.waits),
         "paused_remaining": round(game.paused_remaining) if game.paused_remaining is not None else None,
         "created": game.created,
         "finished": game.finished,

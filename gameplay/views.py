@@ -9,40 +9,35 @@ place, what each kind answers. The host's controls and seat links are ``gameplay
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
-from dataclasses import dataclass, field
 
 from django.contrib import messages
-from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
-from django.template.loader import get_template, render_to_string
-from django.urls import reverse
+from django.template.loader import get_template
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import Promise
-from django.utils.translation import get_language, gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from config.resilience import cache_guard
 from engines.registry import ENGINES, get_engine
-from gameplay import presence, services, socket_panel
+from gameplay import presence, services
 from gameplay.forms import BadMoveForm, read_move_form
 from gameplay.models import Game
-from gameplay.moderator import moderator_context
-from gameplay.seats import moved_away, session_devices
-from gameplay.selectors import (
-    game_context,
-    game_public_info,
-    game_replay_context,
-    game_seat_of,
-    handover_notes,
-    player_history,
-    table_latest_game,
+from gameplay.screens import (
+    TableNow,
+    Viewer,
+    board_screen,
+    moderator_screen,
+    phone_screen,
+    phone_tag,
+    viewer_of_request,
 )
+from gameplay.seats import session_devices
+from gameplay.selectors import game_context, game_replay_context, handover_notes, player_history
 from gameplay.services import (
     AlreadyWaited,
     GameOver,
@@ -56,7 +51,7 @@ from gameplay.services import (
     WindowClosed,
 )
 from lobby import notify
-from lobby.context import join_link, seat_names, table_info, table_lobby
+from lobby.context import table_info
 from lobby.models import Table
 from lobby.services import player_id_of
 from lobby.views import table_or_404
@@ -91,82 +86,11 @@ def refusal_answer(error: Exception) -> tuple[int, str]:
     raise KeyError(f"no answer for {type(error).__name__}")
 
 
-def _latest(table: Table, game: Game | None = None) -> tuple[Game | None, Game | None]:
-    """The table's latest game and, if it still runs, the same row as the running one.
-
-    One query (at most one game runs per table, and it is the newest). The worker expires due
-    windows; a page that sees a passed deadline does it too, so a game never waits on a
-    sleeping phone or a stopped worker (an expiry the engine fails on clears the deadline, so
-    no page runs it twice). The table row was read before the game row, so its revision never
-    claims a newer table than the panel shows; after an expiry both are read again.
-    """
-    latest = game if game is not None else socket_panel.latest_game(table)
-    running = latest if latest is not None and not latest.over else None
-    if (
-        running is not None
-        and running.deadline is not None
-        and running.deadline <= timezone.now()
-        and services.game_expire(game_id=running.pk)
-    ):
-        table.refresh_from_db(fields=["revision"])
-        latest = table_latest_game(table)
-        running = latest if latest is not None and not latest.over else None
-    return latest, running
-
-
-def _seen(request: HttpRequest, table: Table) -> tuple[int | None, dict[str, str]]:
-    """Mark this browser present at the table (a push render's socket does that itself); returns its
-    player id and its seat links' device tokens."""
-    devices = session_devices(request.session)
-    player_id = player_id_of(request=request)
-    if not socket_panel.pushing():
-        presence.seen(table.pk, player_id, devices.values())
-    return player_id, devices
-
-
-def _table(request: HttpRequest, code: str) -> Table:
-    """:func:`table_or_404`; in a push render, the row its push's renders share (``socket_panel.push_table``)."""
-    return socket_panel.push_table(code, lambda: table_or_404(request, code))
-
-
-@dataclass
-class _Basis:
-    """What a phone's panel is built from, read before anything is rendered (see :func:`_panel_tag`)."""
-
-    player_id: int | None
-    devices: dict[str, str]
-    latest: Game | None
-    running: Game | None
-    asleep: list[int] = field(default_factory=list)
-    handovers: list[dict] = field(default_factory=list)
-
-
-def _basis(request: HttpRequest | None, table: Table, game: Game | None = None) -> _Basis:
-    """A phone's basis (``request``: marked present at the table), or the public board's (None)."""
-    player_id, devices = _seen(request, table) if request is not None else (None, {})
-    latest, running = _latest(table, game)
-    basis = _Basis(player_id, devices, latest, running)
-    if running is not None:
-        basis.asleep = socket_panel.asleep_seats(running, table)
-        basis.handovers = handover_notes(running)
-    return basis
-
-
-def _panel_tag(request: HttpRequest, table: Table, basis: _Basis) -> str | None:
-    """The running game's panel as an entity tag: everything the partial depends on, hashed.
-
-    The table's revision moves with every move, seat and setting change; the rest is who asks
-    (player, seat-link devices, language) and what changes with time alone (phones asleep, rescue
-    links, the window's deadline and waits). The CSRF token is left out: any masked copy stays
-    valid. None before and between games (the lobby part shows more than the table row says).
-    """
-    game = basis.running
-    if game is None:
-        return None
-    parts = [table.revision, table.host_id, get_language(), basis.player_id, sorted(basis.devices.items()),
-             basis.asleep, basis.handovers, game.pk, game.version, game.paused, game.deadline, game.waits]
-    digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
-    return f'"{digest}"'
+def _viewer(request: HttpRequest, table: Table) -> Viewer:
+    """This browser as the table's screens judge it, marked present at the table (a page or a refetch)."""
+    viewer = viewer_of_request(request)
+    presence.seen(table.pk, viewer.player_id, viewer.devices.values())
+    return viewer
 
 
 def _not_modified(request: HttpRequest, tag: str | None) -> HttpResponse | None:
@@ -187,129 +111,61 @@ def _cacheable(response: HttpResponse, tag: str | None) -> HttpResponse:
     return response
 
 
-def _panel_context(request: HttpRequest, table: Table, game: Game | None = None,
-                   basis: _Basis | None = None) -> dict:
-    """Everything the phone page and its partial show: the game for this browser, else the lobby.
-
-    ``game``: the table's latest game row when the caller has it fresh (a move just made).
-    """
-    basis = basis or _basis(request, table, game)
-    player_id, devices, latest, running = basis.player_id, basis.devices, basis.latest, basis.running
-    context: dict = {
-        "table": table_info(table),
-        "is_host": player_id is not None and player_id == table.host_id,
-        "player": request.player,
-        "move_url": reverse("move", args=[table.code]),
-    }
-    if latest is not None:
-        seat = game_seat_of(game=latest, player=player_id, devices=devices)
-        if latest.over and seat is None:
-            context["last_game"] = game_context(game=latest, seat=None)
-        else:
-            context["game_ctx"] = game_context(game=latest, seat=seat)
-            context["game_seat"] = seat
-        context["game"] = game_public_info(latest)
-        if running is not None:
-            context["asleep"] = basis.asleep
-            context["handovers"] = basis.handovers
-            # This phone's seat moved to another phone: it says so, and shows no secrets.
-            context["moved_away"] = seat is None and moved_away(running, player_id, devices)
-    if latest is None or latest.over:
-        context.update(table_lobby(request, table, player=request.player))
-    return context
-
-
-def _panel(request: HttpRequest, table: Table, *, note: str = "", status: int = 200,
-           game: Game | None = None) -> HttpResponse:
-    context = _panel_context(request, table, game)
-    context["note"] = note
-    return render(request, "gameplay/_panel.html", context, status=status)
-
-
 @require_GET
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     """A phone's page at a table: the lobby before a game, the private panel during one."""
-    table = _table(request, code)
+    table = table_or_404(request, code)
+    viewer = _viewer(request, table)
+    now = TableNow(table)
     if request.htmx:
-        # A refetch of a panel the phone holds already costs two reads and no rendering.
-        basis = _basis(request, table)
-        tag = _panel_tag(request, table, basis)
-        unchanged = _not_modified(request, tag)
+        # A refetch of a panel the phone holds already costs the reads and no rendering.
+        made = phone_tag(now, viewer)
+        unchanged = _not_modified(request, made[0])
         if unchanged is not None:
             return unchanged
-        context = _panel_context(request, table, basis=basis)
-        context["note"] = ""
-        return _cacheable(render(request, "gameplay/_panel.html", context), tag)
-    return render(request, "gameplay/table.html", _panel_context(request, table))
+        screen = phone_screen(now, viewer, made=made)
+        return _cacheable(HttpResponse(screen.html), screen.tag)
+    return render(request, "gameplay/table.html", {"table": table_info(table), "panel": phone_screen(now, viewer).html})
 
 
 @require_GET
 def board_page(request: HttpRequest, code: str) -> HttpResponse:
     """The public board for the tablet in the middle: public facts only.
 
-    The full page adds the controls fragment (``gameplay.moderator``) beside the public
+    The full page adds the moderator's drawer (``gameplay.screens.moderator_screen``) beside the public
     partial, never inside it: the host's board is the same public bytes plus the controls.
     """
-    table = _table(request, code)
+    table = table_or_404(request, code)
+    viewer = viewer_of_request(request)  # a board is nobody's phone: it marks no one present
+    now = TableNow(table)
+    board = board_screen(now, viewer)
     if request.htmx:
-        return _public_board(request, table)
-    context = _board_context(request, table, _basis(None, table))
-    context["mod"] = moderator_context(request, table)
-    return render(request, "gameplay/board.html", context)
-
-
-BOARD_CACHE_SECONDS = 120
-
-
-def _public_board(request: HttpRequest, table: Table) -> HttpResponse:
-    """The board's partial during a game: 304 for a board that holds it already, else rendered
-    once per revision, language and presence for every board, moderator and spectator (cached
-    under its entity tag, which says everything it depends on)."""
-    basis = _basis(None, table)
-    tag = _panel_tag(request, table, basis)
-    unchanged = _not_modified(request, tag)
-    if unchanged is not None:
-        return unchanged
-    # One entry a table and language (its tag beside it): a new revision's partial takes the old one's place.
-    key = f"board:{table.pk}:{get_language()}" if tag is not None else None
-    found = cache_guard(lambda: cache.get(key), None, "board") if key else None
-    html = found[1] if isinstance(found, tuple) and len(found) == 2 and found[0] == tag else None
-    if html is None:
-        html = render_to_string("gameplay/_board.html", _board_context(request, table, basis), request=request)
-        if key:
-            cache_guard(lambda: cache.set(key, (tag, html), BOARD_CACHE_SECONDS), None, "board")
-    return _cacheable(HttpResponse(html), tag)
+        unchanged = _not_modified(request, board.tag)
+        return unchanged or _cacheable(HttpResponse(board.html), board.tag)
+    return render(request, "gameplay/board.html", {"table": table_info(table), "board": board.html,
+                                                   "moderator": moderator_screen(now, viewer).html})
 
 
 @require_GET
 def board_controls(request: HttpRequest, code: str) -> HttpResponse:
-    """The board's controls fragment, refetched on every table change: the host's controls, and who hosts."""
+    """The board's controls fragment (a refetch; pushes carry it): the host's controls, and who hosts."""
     table = table_or_404(request, code)
-    return render(request, "gameplay/_moderator.html", {"table": table_info(table),
-                                                        "mod": moderator_context(request, table)})
-
-
-def _board_context(request: HttpRequest, table: Table, basis: _Basis) -> dict:
-    latest, running = basis.latest, basis.running
-    context: dict = {"table": table_info(table)}
-    if running is None:
-        # The seats and the join QR show only between games (the QR is not drawn during play).
-        context.update({"table_seats": seat_names(table), **join_link(request, table)})
-    if latest is not None:
-        context["game_ctx"] = game_context(game=latest, seat=None)
-        context["game"] = game_public_info(latest)
-        if running is not None:
-            context["asleep"] = basis.asleep
-            context["handovers"] = basis.handovers
-    return context
+    return HttpResponse(moderator_screen(TableNow(table), viewer_of_request(request)).html)
 
 
 @require_GET
 def table_revision(request: HttpRequest, code: str) -> JsonResponse:
-    """The table's revision number, for pages polling while their socket is down."""
+    """The table's revision number, for pages polling while their socket is down.
+
+    The one read that may write: where no game worker runs, a window whose deadline passed is expired
+    here (the worker does it everywhere else), so a game never waits on a stopped worker.
+    """
     table = table_or_404(request, code)
-    _seen(request, table)
-    _latest(table)
+    _viewer(request, table)
+    running = table.games.filter(status=Game.RUNNING).only("pk", "deadline").first()
+    if running is not None and running.deadline is not None and running.deadline <= timezone.now() \
+            and services.game_expire(game_id=running.pk):
+        table.refresh_from_db(fields=["revision"])
     return JsonResponse({"v": table.revision})
 
 
@@ -349,9 +205,13 @@ def wait(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def respond(request: HttpRequest, table: Table, note: str, status: int, game: Game | None = None) -> HttpResponse:
-    """The fresh panel for htmx (with the note and status); a plain form gets the note as a message."""
+    """The fresh panel for htmx (with the note and status); a plain form gets the note as a message.
+
+    ``game``: the table's latest game row as the move left it (with ``table.revision`` its revision).
+    """
     if request.htmx:
-        return _panel(request, table, note=note, status=status, game=game)
+        screen = phone_screen(TableNow(table, game), _viewer(request, table), note=note)
+        return HttpResponse(screen.html, status=status)
     if note:
         messages.error(request, note)
     return redirect("table", code=table.code)

@@ -33,7 +33,12 @@ def table_info(table: Table) -> dict:
 
 def join_link(request: HttpRequest, table: Table) -> dict:
     """The table's join link for phones on this Wi-Fi, as text and as a QR code."""
-    url = lan_base_url(request) + reverse("table", args=[table.code])
+    return join_link_for(lan_base_url(request), table)
+
+
+def join_link_for(base_url: str, table: Table) -> dict:
+    """:func:`join_link` from the server's address for phones on this Wi-Fi (``lobby.network.lan_base_url``)."""
+    url = base_url + reverse("table", args=[table.code])
     return {"join_url": url, "join_qr": qr_svg(url)}
 
 
@@ -42,8 +47,9 @@ def seat_names(table: Table) -> list[dict]:
     return [{"name": s.name, "is_bot": bool(s.bot)} for s in table.seats.select_related("player")]
 
 
-def table_lobby(request: HttpRequest, table: Table, *, player: Player | None) -> dict:
-    """The lobby of ``templates/lobby/_table.html`` for this browser: seats, joining, the host's settings."""
+def table_lobby(table: Table, *, player: Player | None, join: dict) -> dict:
+    """The lobby of ``templates/lobby/_table.html`` for this browser: seats, joining (``join``: the join
+    link, :func:`join_link_for`), the host's settings."""
     seats = list(table.seats.select_related("player"))
     me = player.pk if player else None
     engine = get_engine(table.engine)
@@ -54,7 +60,7 @@ def table_lobby(request: HttpRequest, table: Table, *, player: Player | None) ->
         "seated": me is not None and any(s.player_id == me for s in seats),
         "nickname_form": NicknameForm(),
         "engine_info": {"min": engine.min_players, "max": engine.max_players},
-        **join_link(request, table),
+        **join,
     }
     if is_host(player, table):
         context.update(host_settings(table))

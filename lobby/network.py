@@ -24,9 +24,13 @@ def lan_ip() -> str:
 
 def lan_base_url(request) -> str:
     """``http://<lan ip>:<port>`` for the running server (the request's port, else $PORT)."""
-    host = request.get_host()
+    return lan_base_url_for(request.get_host(), request.is_secure())
+
+
+def lan_base_url_for(host: str, secure: bool) -> str:
+    """:func:`lan_base_url` for a Host header and scheme (a socket's, or a request's)."""
     port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else os.environ.get("PORT", "8000")
-    scheme = "https" if request.is_secure() else "http"
+    scheme = "https" if secure else "http"
     return f"{scheme}://{lan_ip()}:{port}"
 
 

@@ -16,7 +16,7 @@ delivers when it wakes.
 A move made for a browser that is answered with the fresh panel (``gameplay.views.move``, inside
 :func:`answering`) says so in its push: ``"answered"`` is a digest of that browser's session key
 (never the key). That browser's own socket then gets the number alone, on whichever process it is
-open (``gameplay.socket_panel.push_frame``): its POST's answer holds that panel already.
+open (``gameplay.consumers.TableConsumer.table_revision``): its POST's answer holds that panel already.
 
 Sends run on the server's own event loop once a socket has connected in this process
 (:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on

@@ -22,6 +22,10 @@ class InsideJobEngine(BaseEngine):
     title = N_("Inside Job")
     min_players = 5
     max_players = 10
+    # A phone's own part: its role and what it knows, its vote or card face-down, its moves. Who is awaited,
+    # the proposal, the track and the log are the phone's public part (the same on every phone).
+    phone_private_keys = frozenset({"phase", "role", "side", "known", "known_as", "examined", "my_vote", "my_card",
+                                    "team_size", "outcome"})
 
     handlers = {
         "propose": "_propose",

@@ -36,7 +36,9 @@ def _move_form_open(context, action: dict, css_class: str = "") -> str:
         url=context.get("move_url", ""),
         cls=css_class,
         csrf=context.get("csrf_token", ""),
-        version=context.get("version", ""),
+        # An answer in a response window carries the window alone: it lands while that window is open, whatever
+        # moved meanwhile (gameplay.services.move_submit), so its form need not change with every move.
+        version="" if context.get("version") is None else context.get("version"),
         window=context.get("window", ""),
         move_id=context.get("move_id", ""),
         action=json.dumps(action, sort_keys=True),
@@ -73,7 +75,7 @@ def table_socket_url(code: str, view: str = "") -> str:
     """A table's socket path: the Channels route ``table_socket`` (``gameplay.routing``), as {% url %} for pages.
 
     ``view`` ("phone" or "board"): the page's partial comes in each push frame
-    (``gameplay.socket_panel``); without it, frames carry the revision number only.
+    (``gameplay.screens``); without it, frames carry the revision number only.
     """
     path = reverse("table_socket", args=[code], urlconf="gameplay.routing")
     return f"{path}?view={view}" if view else path

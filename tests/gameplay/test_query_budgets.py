@@ -103,26 +103,31 @@ def test_an_unchanged_phone_panel_answers_304_for_4_statements_and_no_rendering(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_public_board_is_rendered_once_per_revision_for_every_board(playing, monkeypatch, client):
-    """Two boards (a tablet, a spectator's phone) get the same bytes from one rendering; a board
-    holding them gets 304; a move renders it anew."""
+def test_the_public_board_is_rendered_once_per_push_for_every_board(playing, monkeypatch, client):
+    """Two boards' sockets (a tablet, a spectator's phone) get the same bytes from one rendering in a push; a
+    board holding them gets 304 from its GET; a move renders it anew, once."""
+    from gameplay import screens
+
     table, people, game = playing
-    url = f"/t/{table.code}/board/"
-    import gameplay.views as views
     rendered = []
-    original = views.render_to_string
-    monkeypatch.setattr(views, "render_to_string", lambda *a, **k: rendered.append(1) or original(*a, **k))
-    cache.clear()
-    tablet = client.get(url, HTTP_HX_REQUEST="true")
-    spectator = people[3].get(url, HTTP_HX_REQUEST="true")
-    assert tablet.status_code == spectator.status_code == 200 and len(rendered) == 1
-    assert tablet.content == spectator.content and tablet["ETag"] == spectator["ETag"]
-    assert client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tablet["ETag"]).status_code == 304
-    assert len(rendered) == 1
+    original = screens.render_to_string
+    monkeypatch.setattr(screens, "render_to_string",
+                        lambda name, *a, **k: (name == "gameplay/_board.html" and rendered.append(1)) or original(
+                            name, *a, **k))
+    boards = [screens.Socket(kind="board", session_key=None, language="en", csrf_secret="", url="http://testserver")
+              for _ in range(2)]
+    table.refresh_from_db()
+    frames = [screens.push_frame(table.pk, table.code, table.revision, board) for board in boards]
+    assert len(rendered) == 1 and frames[0]["f"]["public-view"] == frames[1]["f"]["public-view"]
+    url = f"/t/{table.code}/board/"
+    tag = f'"{frames[0]["t"]["public-view"]}"'
+    assert client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag).status_code == 304
     (leader,) = awaited_movers(game)
     people[leader].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, leader)[0]))
-    after = client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tablet["ETag"])
-    assert after.status_code == 200 and after.content != tablet.content and len(rendered) == 2
+    table.refresh_from_db()
+    rendered.clear()
+    later = [screens.push_frame(table.pk, table.code, table.revision, board) for board in boards]
+    assert len(rendered) == 1 and later[0]["f"]["public-view"] != frames[0]["f"]["public-view"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,10 +1,12 @@
 """``manage.py pushbench``: what one push to a table's screens costs in this process, no network.
 
 It seats ``--phones`` guests at an Inside Job table through the app's own pages (Django's test
-client: guest sign-in, the table, joining, the host's start), then pushes ``--pushes`` times: the
-table's revision moves on and every phone's socket and the board's get their frame from
-``gameplay.socket_panel.push_frame``, exactly as the consumer does, one after another. It prints
-the CPU time of a whole push (best, quartile, median) and per screen, and the frames' size.
+client: guest sign-in, the table, joining, the host's start), then pushes ``--pushes`` times, each
+after a real move (``--moves``: "vote" plays the vote window's answers one by one, a new proposal
+when it closes; "none" moves only the revision, so every fragment stays as it was): every phone's
+socket and the board's get their frame from ``gameplay.screens.push_frame``, exactly as the
+consumer does, one after another. It prints the CPU time of a whole push (best, quartile, median)
+and per screen, and the frames' size per screen. Moves are not counted in the push's time.
 Nothing stays behind: every row is written in a transaction that is rolled back at the end.
 Like the load tool's figures, it compares code at one moment on one machine: run "before" and
 "after" alternately (docs/performance.md).
@@ -20,7 +22,11 @@ from django.db import transaction
 from django.db.models import F
 from django.test import Client
 
-from gameplay import socket_panel
+from engines.registry import get_engine
+from gameplay import screens
+from gameplay.models import Game
+from gameplay.selectors import game_state
+from gameplay.services import game_start, move_submit
 from lobby.models import Table
 
 
@@ -28,13 +34,13 @@ class _Rollback(Exception):
     pass
 
 
-def _socket_scope(client: Client | None) -> dict:
-    """A table socket's scope as the browser of ``client`` opens it (None: a board without a session)."""
-    headers = [(b"host", b"testserver"), (b"origin", b"http://testserver")]
-    if client is not None:
-        cookie = "; ".join(f"{name}={morsel.value}" for name, morsel in client.cookies.items())
-        headers.append((b"cookie", cookie.encode()))
-    return {"type": "websocket", "headers": headers, "server": ("testserver", 80), "client": ("127.0.0.1", 0)}
+def _socket(client: Client | None, kind: str) -> screens.Socket:
+    """A table socket as the browser of ``client`` opens it (None: a board without a session)."""
+    cookies = client.cookies if client is not None else {}
+    session = cookies.get("sessionid")
+    csrf = cookies.get("csrftoken")
+    return screens.Socket(kind=kind, session_key=session.value if session else None, language="en",
+                          csrf_secret=csrf.value if csrf else "", url="http://testserver")
 
 
 def seat_table(phones: int) -> tuple[str, list[Client]]:
@@ -58,49 +64,70 @@ def seat_table(phones: int) -> tuple[str, list[Client]]:
 
 
 class Command(BaseCommand):
-    help = "CPU time of one push to a table's phones and board (socket_panel.push_frame), in process."
+    help = "CPU time of one push to a table's phones and board (gameplay.screens.push_frame), in process."
 
     def add_arguments(self, parser):
         parser.add_argument("--phones", type=int, default=7)
         parser.add_argument("--pushes", type=int, default=200)
         parser.add_argument("--warmup", type=int, default=20)
+        parser.add_argument("--moves", choices=["vote", "none"], default="vote")
 
-    def handle(self, *args, phones: int, pushes: int, warmup: int, **options):
+    def handle(self, *args, phones: int, pushes: int, warmup: int, moves: str, **options):
         report: dict = {}
         try:
             with transaction.atomic():
-                report = self._run(phones, pushes, warmup)
+                report = self._run(phones, pushes, warmup, moves)
                 raise _Rollback
         except _Rollback:
             pass
         self.stdout.write(
-            f"one push to {phones} phones and a board: CPU best {report['best_ms']} ms, p25 {report['p25_ms']} ms, "
-            f"median {report['median_ms']} ms ({report['per_screen_ms']} ms a screen at the median); "
-            f"{report['frame_bytes']} bytes of frames"
+            f"one push to {phones} phones and a board ({moves}): CPU best {report['best_ms']} ms, "
+            f"p25 {report['p25_ms']} ms, median {report['median_ms']} ms ({report['per_screen_ms']} ms a screen at "
+            f"the median); {report['frame_bytes']} bytes of frames a push, {report['bytes_per_screen']} a screen"
         )
         self.stdout.write(json.dumps(report, sort_keys=True))
 
-    def _run(self, phones: int, pushes: int, warmup: int) -> dict:
+    def _move(self, code: str) -> None:
+        """One move of the running game: the first awaited seat's first legal answer (a vote, a proposal)."""
+        table = Table.objects.get(code=code)
+        game = Game.objects.filter(table=table, status=Game.RUNNING).first()
+        if game is None:  # the game ended: the next one on the same seats
+            game = game_start(table=table)
+        engine = get_engine(game.engine)
+        state = game_state(game)
+        seat = min(engine.awaiting(state))
+        action = engine.legal_actions(state, seat)[0]
+        seats = {s.index: s.player_id for s in game.seats.all()}
+        move_submit(table_id=table.pk, player=seats[seat], version=game.version, move_id=None, action=action,
+                    window=game.window, devices={})
+
+    def _run(self, phones: int, pushes: int, warmup: int, moves: str) -> dict:
         code, browsers = seat_table(phones)
-        screens = [(_socket_scope(b), "phone") for b in browsers] + [(_socket_scope(None), "board")]
+        sockets = [_socket(b, "phone") for b in browsers] + [_socket(None, "board")]
         table = Table.objects.filter(code=code)
+        table_id = table.values_list("pk", flat=True).get()
         times: list[float] = []
-        size = 0
+        sizes: list[int] = []
         for n in range(warmup + pushes):
-            table.update(revision=F("revision") + 1)
+            if moves == "vote":
+                self._move(code)
+            else:
+                table.update(revision=F("revision") + 1)
             revision = table.values_list("revision", flat=True).get()
             started = time.process_time()
-            frames = [socket_panel.push_frame(scope, view, code, revision) for scope, view in screens]
+            frames = [screens.push_frame(table_id, code, revision, socket) for socket in sockets]
             spent = time.process_time() - started
-            if any("html" not in frame for frame in frames):
-                raise RuntimeError(f"a screen got no partial: {[sorted(f) for f in frames]}")
+            if any("f" not in frame for frame in frames):
+                raise RuntimeError(f"a screen got no fragments: {[sorted(f) for f in frames]}")
             if n >= warmup:
                 times.append(spent)
-                size = sum(len(frame["html"]) for frame in frames)
+                sizes.append(sum(len(json.dumps(frame)) for frame in frames))
         times.sort()
         median = times[len(times) // 2] * 1000
+        size = sorted(sizes)[len(sizes) // 2]
         return {
-            "phones": phones, "pushes": pushes,
+            "phones": phones, "pushes": pushes, "moves": moves,
             "best_ms": round(times[0] * 1000, 2), "p25_ms": round(times[len(times) // 4] * 1000, 2),
-            "median_ms": round(median, 2), "per_screen_ms": round(median / len(screens), 2), "frame_bytes": size,
+            "median_ms": round(median, 2), "per_screen_ms": round(median / len(sockets), 2), "frame_bytes": size,
+            "bytes_per_screen": size // len(sockets),
         }

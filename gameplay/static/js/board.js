@@ -1,6 +1,7 @@
 // The board page's own behaviour (templates/gameplay/board.html), next to table.js's live updates.
 //
-// 1. The moderator's drawer (#moderator-view, refetched by htmx on every table change) keeps
+// 1. The moderator's drawer (#moderator-view, in the board's push frames, refetched by htmx when a push
+//    cannot say what changed) keeps
 //    what the moderator chose: a <details data-keep-open> stays open or closed across swaps and
 //    reloads, and a swap waits while a field in the fragment is being used (a half-chosen game
 //    or option is not wiped by someone joining); it is fetched again once the field is left.
@@ -50,6 +51,14 @@
     var target = event.detail.target;
     if (target && target.id === "moderator-view" && busy(target)) {
       event.detail.shouldSwap = false;
+      heldBack = true;
+    }
+  });
+  // The same for a drawer that comes in a push frame (table.js asks first with "table:fragment").
+  document.addEventListener("table:fragment", function (event) {
+    var target = event.target;
+    if (target && target.id === "moderator-view" && busy(target)) {
+      event.preventDefault();
       heldBack = true;
     }
   });
@@ -165,7 +174,7 @@
   document.addEventListener("table-pushed", function (event) { shownTag = event.detail.tag; });
 
   document.addEventListener("htmx:afterSwap", function (event) {
-    var target = event.detail.target;
+    var target = event.detail.target || event.target; // a pushed fragment's event is fired on the new element
     if (target && target.id === "moderator-view") { restoreOpen(document.getElementById("moderator-view")); }
     setTimeout(function () { announce(false); }, 0);
   });

@@ -11,7 +11,7 @@
 // - A first-time hint ([data-peek-hint], rendered hidden) shows until the first peek (localStorage).
 // - While a game runs (#private-view[data-running]) the screen is kept awake (Screen Wake Lock,
 //   where the browser has it), asked again when the page comes back (the browser drops it then).
-// - When this phone's answer becomes awaited (#private-view[data-awaited]) it vibrates and, if the
+// - When this phone's answer becomes awaited (#private-view [data-awaited]) it vibrates and, if the
 //   player turned it on (off by default, remembered in localStorage), beeps; the panel itself
 //   shows the visible cue. The toggle is [data-sound-toggle], hidden without this script.
 // - A move played on picked cards ([data-picks] in its form: "2" for one card of each of two players,
@@ -210,7 +210,7 @@
     var el = panel();
     wantLock = !!(el && el.hasAttribute("data-running"));
     if (wantLock) { acquire(); } else { release_(); }
-    var awaited = !!(el && el.hasAttribute("data-awaited"));
+    var awaited = !!(el && el.querySelector("[data-awaited]"));
     document.body.classList.toggle("awaited", awaited);
     if (awaited && wasAwaited === false) { notice(); }
     wasAwaited = awaited;

@@ -1,7 +1,10 @@
 // Live updates for a table page: the socket carries the table's revision number and, for a
-// page whose socket URL names its partial (?view=phone|board), the partial itself
-// ({"v": n, "html": ...}, what this browser's own GET would get): it is swapped in as htmx
-// would, with no request. A number alone makes the page ask htmx to refetch ("table-changed").
+// page whose socket URL names its screen (?view=phone|board), what changed on it:
+// {"v": n, "f": {id: html}, "t": {id: tag}}, the fragments whose tag moved (as this browser's own
+// GET would show them) and the tags of all the screen's fragments. Each is swapped in by its
+// element id as htmx would, with no request; a fragment the frame leaves out must be on the page
+// with its tag (data-tag), else the page refetches. A number alone makes the page ask htmx to
+// refetch ("table-changed").
 // The server also sends {"hb": 1} every HEARTBEAT_MS through its channel layer, so a socket
 // that stays silent for SILENCE_MS is dead (a frozen Redis, a stale connection after sleep)
 // and is dropped. While the socket is down the page polls and reconnects with jittered
@@ -81,28 +84,55 @@
   }
   document.addEventListener("htmx:afterSettle", catchUp);
 
-  // A pushed partial: swapped in unless the panel shows one as new. While a request of this
-  // page is on its way (a tap, whose answer may carry a note) it waits for that answer, and
-  // is used only if it is still newer; anything that cannot be swapped falls back to a refetch.
+  // A pushed frame: its fragments swapped in unless the panel shows a revision as new. While a request
+  // of this page is on its way (a tap, whose answer may carry a note) it waits for that answer, and is
+  // used only if it is still newer; anything that cannot be swapped falls back to a refetch.
+  var ROOTS = ["private-view", "public-view", "moderator-view"];
   var waitingPush = null;
+  function refetch(v) {
+    if (typeof v === "number" && v > known) { known = v; }
+    refresh();
+  }
   function pushed(data) {
-    var el = panel();
-    var match = /data-revision="(\d+)"/.exec(data.html);
-    if (!el || !match || !window.htmx || typeof window.htmx.swap !== "function") { seen(data.v); return; }
+    if (!panel() || !window.htmx || typeof window.htmx.swap !== "function") { seen(data.v); return; }
     if (document.querySelector(".htmx-request")) { waitingPush = data; return; }
-    var revision = parseInt(match[1], 10);
     var shown = shownRevision();
-    if (shown !== null && revision <= shown) { return; }
+    if (shown !== null && data.v <= shown) { return; }
+    var parts = data.f || {};
+    var tags = data.t || {};
+    var id;
+    for (id in tags) {
+      if (Object.prototype.hasOwnProperty.call(tags, id) && !Object.prototype.hasOwnProperty.call(parts, id)) {
+        var held = document.getElementById(id);
+        if (!held || held.getAttribute("data-tag") !== tags[id]) { refetch(data.v); return; }
+      }
+    }
+    for (id in parts) {
+      if (Object.prototype.hasOwnProperty.call(parts, id) && !document.getElementById(id)) { refetch(data.v); return; }
+    }
     try {
-      window.htmx.swap(el, data.html, { swapStyle: "outerHTML" }, { eventInfo: { pushed: true } });
+      for (id in parts) {
+        if (!Object.prototype.hasOwnProperty.call(parts, id)) { continue; }
+        var el = document.getElementById(id);
+        // board.js holds the moderator's drawer back while one of its fields is in use (cancels this event).
+        var go = el.dispatchEvent(new CustomEvent("table:fragment", { bubbles: true, cancelable: true }));
+        if (go) { window.htmx.swap(el, parts[id], { swapStyle: "outerHTML" }, { eventInfo: { pushed: true } }); }
+      }
     } catch (e) {
-      seen(data.v);
+      refetch(data.v);
       return;
     }
-    known = Math.max(known, revision);
-    // Other fragments of the page (the moderator's drawer) refetch on "table-pushed"; detail.tag is
-    // the partial's entity tag, as its GET would have had (board.js drops a refetch of the same).
-    body.dispatchEvent(new CustomEvent("table-pushed", { bubbles: true, detail: { revision: revision, tag: data.tag || null } }));
+    // The screen shows this revision now; a note answered to an earlier tap is gone, as from a GET.
+    for (var i = 0; i < ROOTS.length; i++) {
+      var root = document.getElementById(ROOTS[i]);
+      if (root) { root.setAttribute("data-revision", String(data.v)); }
+    }
+    var note = document.querySelector("#private-view > [data-test=note]");
+    if (note) { note.parentNode.removeChild(note); }
+    known = Math.max(known, data.v);
+    // detail.tag: the board's entity tag, as its GET would have had (board.js drops a refetch of the same).
+    var board = tags["public-view"];
+    body.dispatchEvent(new CustomEvent("table-pushed", { bubbles: true, detail: { revision: data.v, tag: board ? "\"" + board + "\"" : null } }));
   }
   function pushedLater() {
     var data = waitingPush;
@@ -257,7 +287,7 @@
       if (socketBad) { socketBad = false; update(); }
       var data = null;
       try { data = JSON.parse(event.data); } catch (e) { return; }
-      if (data && typeof data.html === "string") { pushed(data); } else if (data) { seen(data.v); } // {"hb": 1}: no number
+      if (data && data.f && typeof data.f === "object") { pushed(data); } else if (data) { seen(data.v); } // {"hb": 1}: no number
     };
     socket.onclose = function () { socket = null; lost(); };
   }

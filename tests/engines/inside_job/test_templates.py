@@ -39,8 +39,15 @@ def context(state: dict, seat: int | None) -> dict:
 
 
 def phone(state: dict, seat: int) -> str:
-    """The rendered phone panel of a seat."""
-    return render_to_string("games/inside_job/phone.html", context(state, seat))
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    status line and public part from the board's view, and between them the seat's own part from its own keys."""
+    own = context(state, seat)
+    own["view"] = {key: value for key, value in own["view"].items()
+                   if key in ENGINE.phone_private_keys | {"seat", "legal"}}
+    public = dict(context(state, None), seats=own["seats"], me=seat)
+    return "".join([render_to_string("games/inside_job/phone_status.html", public),
+                    render_to_string("games/inside_job/phone.html", own),
+                    render_to_string("games/inside_job/phone_public.html", public)])
 
 
 def board(state: dict) -> str:

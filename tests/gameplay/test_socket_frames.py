@@ -1,10 +1,11 @@
-"""Partials in push frames (``gameplay.socket_panel``): each socket gets what its own browser's GET gets.
+"""Screens in push frames through the table socket (``gameplay.consumers`` with ``gameplay.screens``).
 
-A page that names its partial in the socket URL (``?view=phone`` / ``?view=board``) gets
-``{"v": n, "html": partial}``: the same bytes (but for the per-render tokens) as that browser's
-htmx GET at that moment, so a phone's frame holds its own seat's secrets and public facts only,
-and the board's frame public facts only. When the answer is not a plain 200 without cookies,
-the frame carries the number alone (the page refetches as before).
+A page that names its screen in the socket URL (``?view=phone`` / ``?view=board``) gets
+``{"v": n, "f": {id: html}, "t": {id: tag}}``: its first push the whole screen, then the fragments
+that changed, the same bytes (but for the per-render tokens) as that browser's htmx GET at that
+moment, so a phone's frame holds its own seat's secrets and public facts only, and the board's
+frame public facts only. When the page must ask for itself (its session ended, no CSRF cookie),
+the frame carries the number alone.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
+from gameplay.loadtest import apply_frame
 from gameplay.selectors import game_state
 from gameplay.services import move_submit
 from tests.conftest import Guest, start
@@ -85,8 +87,8 @@ async def test_each_phone_and_the_board_get_what_their_own_get_gets(redis_layer,
         if seat == mover:  # its POST's answer holds the panel (test_the_movers_own_socket…)
             assert frame == {"v": known[seat] + 1}
             continue
-        assert set(frame) == {"v", "html", "tag"}, set(frame)
-        html = frame["html"]
+        assert set(frame) == {"v", "f"} and set(frame["f"]) == {"private-view"}, frame  # the first: whole
+        html = frame["f"]["private-view"]
         assert f'data-revision="{frame["v"]}"' in html
         get = await sync_to_async(htmx_get)(person, f"/t/{table.code}/")
         assert normalized(html.encode()) == normalized(get)
@@ -98,10 +100,10 @@ async def test_each_phone_and_the_board_get_what_their_own_get_gets(redis_layer,
         if roles[one] != roles[other]:
             assert shown[one] != shown[other]
     frame = await frame_after(board, known[-1])
-    assert set(frame) == {"v", "html", "tag"}
+    assert set(frame) == {"v", "f", "t"} and set(frame["f"]) == {"public-view", "moderator-view"}
     get = await sync_to_async(htmx_get)(None, f"/t/{table.code}/board/")
-    assert normalized(frame["html"].encode()) == normalized(get)
-    assert ROLE not in frame["html"] and "data-peek" not in frame["html"]
+    assert normalized(frame["f"]["public-view"].encode()) == normalized(get)
+    assert not any(ROLE in html or "data-peek" in html for html in frame["f"].values())
     for s in [*phones, board]:
         await s.disconnect()
 
@@ -119,8 +121,7 @@ async def test_a_socket_whose_session_ended_gets_no_secret(redis_layer, table_wi
     await sync_to_async(leaving.client.logout)()  # the session this socket's cookie names is gone
     await sync_to_async(a_move)(table, people, game)
     frame = await frame_after(phone, known)
-    assert "html" not in frame or ROLE not in frame["html"]
-    assert set(frame) == {"v"}  # its answer deletes the dead session's cookie: the page refetches itself
+    assert set(frame) == {"v"}  # the page refetches itself (its answer deletes the dead session's cookie)
     await phone.disconnect()
 
 
@@ -162,13 +163,16 @@ async def test_a_burst_of_moves_ends_with_the_newest_partial(redis_layer, table_
         await sync_to_async(a_move_any)(table, people, game)
     await sync_to_async(table.refresh_from_db)()
     seen: list[int] = []
+    page = (await sync_to_async(htmx_get)(people[2], f"/t/{table.code}/")).decode()
     while not seen or seen[-1] < table.revision:
         frame = await frame_after(phone, seen[-1] if seen else known)
-        assert "html" in frame
+        assert "f" in frame
+        page = apply_frame(page, frame)
+        assert page is not None
         seen.append(frame["v"])
-    assert seen == sorted(set(seen))  # never an older panel after a newer one, never one twice
+    assert seen == sorted(set(seen))  # never an older screen after a newer one, never one twice
     get = await sync_to_async(htmx_get)(people[2], f"/t/{table.code}/")
-    assert normalized(frame["html"].encode()) == normalized(get)
+    assert normalized(page.encode()) == normalized(get)
     await phone.disconnect()
 
 
@@ -182,43 +186,22 @@ def a_move_any(table, people, game) -> None:
 
 
 @pytest.mark.django_db
-def test_the_renders_of_one_push_read_the_game_rows_once_per_revision(table_with, django_assert_num_queries):
-    """Shared rows are keyed by the table revision the render read: a newer revision reads again,
-    and nothing outside a push render shares them."""
-    from gameplay import socket_panel
-    from lobby.models import Table
+def test_one_push_reads_the_table_once_for_every_socket_of_a_process(table_with, django_assert_num_queries):
+    """The first socket of a push reads the table, its game and seats; the others read nothing of them."""
+    from gameplay import screens
 
     table, people = table_with(5)
-    game = start(table, people[0])
-    table = Table.objects.get(pk=table.pk)
-    with django_assert_num_queries(1):  # a GET: its own read, every time
-        assert socket_panel.latest_game(table).pk == game.pk
-    def read() -> Table:
-        return Table.objects.get(pk=table.pk)
-
-    with django_assert_num_queries(2):  # outside a push render: read every time
-        assert socket_panel.push_table(table.code, read) is not socket_panel.push_table(table.code, read)
-    token = socket_panel._in_push.set(table.revision)
-    try:
-        with django_assert_num_queries(3):  # the table row, the game row and its seats, once
-            rows = [socket_panel.push_table(table.code, read) for _ in range(2)]
-            first = socket_panel.latest_game(rows[0])
-            second = socket_panel.latest_game(rows[1])
-            assert len(socket_panel.game_seats(second)) == 5
-        assert rows[0] is not rows[1] and rows[0].revision == rows[1].revision == table.revision
-        assert first is not second and first.pk == second.pk == game.pk
-    finally:
-        socket_panel._in_push.reset(token)
-    a_move(table, people, game)
-    moved_on = Table.objects.get(pk=table.pk).revision
-    token = socket_panel._in_push.set(moved_on)
-    try:
-        with django_assert_num_queries(3):  # the next push: the table moved on, read again
-            table = socket_panel.push_table(table.code, read)
-            moved = socket_panel.latest_game(table)
-        assert table.revision == moved_on and moved.version == first.version + 1
-    finally:
-        socket_panel._in_push.reset(token)
+    start(table, people[0])
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    sockets = [screens.Socket(kind="phone", session_key=p.client.cookies["sessionid"].value, language="en",
+                              csrf_secret=p.client.cookies["csrftoken"].value, url="http://testserver")
+               for p in people]
+    table.refresh_from_db()
+    screens.push_frame(table.pk, table.code, table.revision, sockets[0])
+    with django_assert_num_queries(0):  # sessions come from the cache; the rows from this push
+        for one in sockets[1:]:
+            assert screens.push_frame(table.pk, table.code, table.revision, one)["f"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -235,51 +218,58 @@ async def test_the_movers_own_socket_gets_the_number_its_answer_holds_the_panel(
     known_mine, known_theirs = await opened(mine), await opened(theirs)
     await sync_to_async(a_move)(table, people, game)
     assert await frame_after(mine, known_mine) == {"v": known_mine + 1}
-    assert "html" in await frame_after(theirs, known_theirs)
+    assert "f" in await frame_after(theirs, known_theirs)
     for s in (mine, theirs):
         await s.disconnect()
 
 
-def test_a_push_render_leaves_presence_to_the_socket_and_shares_who_is_asleep(table_with):
-    """A push render is not the browser asking: only its socket marks it present. Who is asleep is
-    read once for the renders of a push, and again for the next one."""
+def test_a_push_leaves_presence_to_the_socket(table_with):
+    """A push is not the browser asking: it marks nobody present (a phone's socket and its requests do)."""
     from django.core.cache import cache
 
-    from gameplay import presence, socket_panel
-    from lobby.models import Table
+    from gameplay import presence, screens
 
     table, people = table_with(5)
     game = start(table, people[0])
+    people[1].get(f"/t/{table.code}/")
     cache.clear()
-    token = socket_panel._in_push.set(Table.objects.get(pk=table.pk).revision)
-    try:
-        assert ROLE.encode() in people[1].client.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true").content
-        assert presence.quiet_for(game, table.pk)[1] == float("inf")
-        table = Table.objects.get(pk=table.pk)
-        assert socket_panel.asleep_seats(game, table) == [0, 1, 2, 3, 4]
-        presence.seen(table.pk, people[2].player.pk)
-        assert socket_panel.asleep_seats(game, table) == [0, 1, 2, 3, 4]  # this push's
-    finally:
-        socket_panel._in_push.reset(token)
-    assert socket_panel.asleep_seats(game, table) == [0, 1, 3, 4]  # a browser's request: read now
+    socket = screens.Socket(kind="phone", session_key=people[1].client.cookies["sessionid"].value, language="en",
+                            csrf_secret=people[1].client.cookies["csrftoken"].value, url="http://testserver")
+    table.refresh_from_db()
+    assert ROLE in screens.push_frame(table.pk, table.code, table.revision, socket)["f"]["private-view"]
+    assert presence.quiet_for(game, table.pk)[1] == float("inf")
     people[1].client.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
     assert presence.quiet_for(game, table.pk)[1] < 5
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_board_opened_in_a_players_browser_does_not_mark_that_player_present(redis_layer, table_with):
+    """Only a phone's socket keeps its player present: a board page in the same browser is not their phone."""
+    from gameplay import presence
+
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    await sync_to_async(people[1].get)(f"/t/{table.code}/board/")
+    await sync_to_async(presence.cache.clear)()
+    board = socket(table.code, people[1], query="?view=board")
+    await opened(board)
+    assert (await sync_to_async(presence.quiet_for)(game, table.pk))[1] == float("inf")
+    phone = socket(table.code, people[1])
+    await opened(phone)
+    assert (await sync_to_async(presence.quiet_for)(game, table.pk))[1] < 5
+    for s in (board, phone):
+        await s.disconnect()
 
 
 def test_the_push_names_the_answered_session_by_a_digest_on_every_process():
     """The push event carries a digest of the mover's session key, never the key, so a socket on any
     process knows its own move's echo without rendering it; every other socket renders."""
-    from types import SimpleNamespace
-
-    from gameplay import socket_panel
     from lobby import notify
 
     key = "k3y0fas3ss10n"
     digest = notify.session_digest(key)
     assert digest and key not in digest and digest == notify.session_digest(key)
     assert notify.session_digest(None) == notify.session_digest("") == ""
-    scope = {"session": SimpleNamespace(session_key=key)}  # no handshake headers: a render would fail
-    assert socket_panel.push_frame(scope, "phone", "ABCDE", 7, digest) == {"v": 7}
     with notify.answering(key):
         assert notify._answering.get() == digest
     assert notify._answering.get() == ""

@@ -1,0 +1,511 @@
+"""A table's screens, each one function: the phone panel, the public board, the moderator's drawer.
+
+A screen is built from the rows it needs (:class:`TableNow`: the table, its latest game and its
+seats, read once) and from who looks (:class:`Viewer`: judged from the session as it is now), and
+is made of fragments: parts of the page with an element id, each rendered from a context of plain
+data and nothing else. A fragment's tag is the digest of that context, so what a fragment shows
+can change only when its tag does. The page view, the htmx GET and the socket push all call these
+functions: a pushed fragment is byte for byte what the GET shows (but for the per-render tokens,
+:data:`TOKENS`). A push (:class:`TableRound`) renders a public fragment once per table revision and
+language for every screen of the table, and a seat's own fragment only when its tag moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, _mask_cipher_secret, get_token
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+from django.utils.safestring import SafeString, mark_safe
+
+from engines.registry import get_engine
+from gameplay import nights, presence
+from gameplay.models import Game
+from gameplay.moderator import moderator_context
+from gameplay.seats import game_seats, moved_away, session_devices
+from gameplay.selectors import game_public_info, game_seat_of, game_state, handover_notes, seats_info, table_latest_game
+from lobby.context import join_link_for, seat_names, table_info, table_lobby
+from lobby.models import Player, Table
+from lobby.network import lan_base_url
+from lobby.services import SESSION_KEY, player_id_of
+
+# Context keys that differ on every render and are never part of a tag: the CSRF token (a fresh mask of
+# the same secret) and a move form's id (a double tap repeats it, never a move).
+TOKENS = ("csrf_token", "move_id")
+PHONE_ROOT = "private-view"
+BOARD_ROOT = "public-view"
+MODERATOR_ROOT = "moderator-view"
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at a screen: a browser's player and seat links (from its session), language, CSRF token.
+
+    ``csrf_token``: a token for the browser's CSRF cookie ("" when it holds none: its forms cannot post,
+    so a push leaves such a page to refetch). ``base_url``: where phones on this Wi-Fi reach the server.
+    """
+
+    player_id: int | None
+    devices: dict[str, str]
+    language: str
+    csrf_token: str
+    base_url: str
+
+
+def viewer_of_request(request: HttpRequest) -> Viewer:
+    """The viewer of a page or htmx request (its CSRF token as Django makes one for the page)."""
+    return Viewer(player_id=player_id_of(request=request), devices=session_devices(request.session),
+                  language=translation.get_language(), csrf_token=get_token(request),
+                  base_url=lan_base_url(request))
+
+
+def csrf_token_for(secret: str) -> str:
+    """A fresh token for a CSRF cookie's secret, as ``get_token`` makes for a request ("" for no valid secret).
+
+    A push has no request to hand ``get_token``; the mask is Django's own, so CsrfViewMiddleware takes it
+    (tests/gameplay/test_screens.py posts a move with one).
+    """
+    if len(secret) != CSRF_SECRET_LENGTH or any(c not in CSRF_ALLOWED_CHARS for c in secret):
+        return ""
+    return _mask_cipher_secret(secret)
+
+
+def viewer_of_session(session_key: str | None, *, language: str, csrf_secret: str, url: str) -> Viewer | None:
+    """The viewer a socket's browser is now: its session read again (None once that session is gone)."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    data = store.load() if session_key else {}
+    if session_key and store.session_key is None:
+        return None  # logged out or expired: its page must ask for itself (a new cookie)
+    player_id = data.get(SESSION_KEY)
+    if not isinstance(player_id, int) or isinstance(player_id, bool):
+        player_id = None
+    return Viewer(player_id=player_id, devices=session_devices(data), language=language,
+                  csrf_token=csrf_token_for(csrf_secret), base_url=url)
+
+
+def digest(value: Any) -> str:
+    """A short, stable digest of plain data (JSON; dates and other values by their text)."""
+    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+@dataclass
+class Fragment:
+    """A part of a screen: an element id, its template and the context that is all it shows.
+
+    ``public``: the same for every screen of the table in a language (no form, no viewer); its tag is the
+    digest of its bytes, so it moves only when what it shows does. Any other fragment's tag is the digest of
+    its context, so it is rendered only when that moved. ``tokens``: its
+    forms take this viewer's CSRF token and a fresh move id. ``revision``: shown only in ``data-revision``,
+    which the page script sets from each frame, so it is no part of the tag. ``tagged``: False where the
+    context holds more than plain data (the lobby's forms, a game night's rows): then it has no tag and is
+    sent with every push.
+    """
+
+    id: str
+    template: str
+    context: dict
+    public: bool = False
+    tokens: bool = False
+    revision: int = 0
+    tagged: bool = True
+
+    @cached_property
+    def tag(self) -> str:
+        if not self.tagged:
+            return ""
+        if self.public:
+            return self._public[1]
+        return digest([self.template, translation.get_language(), self.context])
+
+    @cached_property
+    def _public(self) -> tuple[SafeString, str]:
+        """A public fragment rendered (once) and its tag: the digest of its bytes, but for the server's clock
+        (``data-server-now``: the page reads it once, to learn its own clock's skew)."""
+        html = render_to_string(self.template, dict(self.context, tag=_PLACEHOLDER, revision=self.revision)).strip()
+        tag = hashlib.blake2b(_SERVER_NOW.sub("", html).encode(), digest_size=12).hexdigest()
+        return mark_safe(html.replace(f'data-tag="{_PLACEHOLDER}"', f'data-tag="{tag}"', 1)), tag  # noqa: S308
+
+    def render(self, viewer: Viewer | None) -> SafeString:
+        if self.public and self.tagged:
+            return self._public[0]
+        context = dict(self.context, tag=self.tag, revision=self.revision)
+        if self.tokens and viewer is not None:
+            context.update(csrf_token=viewer.csrf_token, move_id=uuid.uuid4().hex)
+        return mark_safe(render_to_string(self.template, context).strip())  # noqa: S308 (our templates, autoescaped)
+
+
+_PLACEHOLDER = "fragment-tag"
+_SERVER_NOW = re.compile(r'data-server-now="\d*"')
+
+
+@dataclass
+class Screen:
+    """A screen as its page holds it: the HTML, the table revision it shows, its tag (None: not cacheable)."""
+
+    html: SafeString
+    revision: int
+    tag: str | None
+
+
+class TableNow:
+    """A table as one screen or one push sees it: the rows read once, the state and views derived once."""
+
+    def __init__(self, table: Table, game: Game | None = None) -> None:
+        self.table = table
+        self._given = game
+        self._views: dict[int | None, dict] = {}
+
+    @cached_property
+    def latest(self) -> Game | None:
+        """The table's latest game with its seats (read once; the one given when a move just made it)."""
+        game = self._given if self._given is not None else table_latest_game(self.table)
+        if game is not None:
+            game_seats(game)
+        return game
+
+    @property
+    def game(self) -> Game:
+        """The latest game, for what only a table with a game asks."""
+        if self.latest is None:
+            raise LookupError("the table has no game")
+        return self.latest
+
+    @property
+    def running(self) -> Game | None:
+        latest = self.latest
+        return latest if latest is not None and not latest.over else None
+
+    @classmethod
+    def read(cls, table_id: int) -> TableNow | None:
+        table = Table.objects.filter(pk=table_id).first()
+        return cls(table) if table is not None else None
+
+    @property
+    def revision(self) -> int:
+        return self.table.revision
+
+    @cached_property
+    def state(self):
+        return game_state(self.latest) if self.latest is not None else None
+
+    def view(self, seat: int | None) -> dict:
+        if seat not in self._views:
+            self._views[seat] = get_engine(self.game.engine).view(self.state, seat)
+        return self._views[seat]
+
+    @cached_property
+    def asleep(self) -> list[int]:
+        return presence.asleep_seats(self.running, self.table.pk) if self.running is not None else []
+
+    @cached_property
+    def night(self) -> dict | None:
+        """The table's open game night (when it started), or None."""
+        found = nights.open_night(code=self.table.code)
+        return {"started": found.started} if found is not None else None
+
+    @cached_property
+    def handovers(self) -> list[dict]:
+        return handover_notes(self.running) if self.running is not None else []
+
+    def game_ctx(self, seat: int | None, *, own: bool = False) -> dict:
+        """What a game's phone or board template reads (``selectors.game_context``): a view, never the state.
+
+        ``own``: for a seat's own part of the phone, where the engine names its keys (``phone_private_keys``):
+        only those of the view, and the screen's version only where a turn action needs it (an answer in a
+        window needs the window alone), so the part changes only when what it shows does.
+        """
+        game = self.game
+        engine = get_engine(game.engine)
+        seats = seats_info(game, seat)
+        view = self.view(seat)
+        version: int | None = game.version
+        if own and engine.phone_private_keys is not None:
+            keys = engine.phone_private_keys | {"seat", "legal"}
+            view = {key: value for key, value in view.items() if key in keys}
+            version = game.version if view.get("legal") and not game.window else None
+        split = engine.phone_private_keys is not None
+        return {"view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat,
+                "version": version, "window": game.window,
+                "phone_template": f"games/{game.engine}/phone.html",
+                "status_template": f"games/{game.engine}/phone_status.html" if split else "",
+                "public_template": f"games/{game.engine}/phone_public.html" if split else "",
+                "board_template": f"games/{game.engine}/board.html",
+                "log_template": f"games/{game.engine}/log_line.html"}
+
+
+# The game row's public facts a seat's own part shows (the wait button, the host's controls).
+SEAT_GAME_KEYS = ("engine", "over", "silent", "paused", "timer_seconds", "deadline_ms")
+
+
+# ---- The phone panel ---------------------------------------------------------------------------------
+
+def _table(table: Table) -> dict:
+    """The table as a fragment names it (``lobby.context.table_info`` without the revision, which
+    ``data-revision`` alone shows)."""
+    info = table_info(table)
+    del info["revision"]
+    return info
+
+
+def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
+    """The phone panel's shell context and its fragments (none: the shell is the whole panel, the lobby)."""
+    table, running = now.table, now.running
+    shell: dict = {"table": table_info(table), "running": running is not None}
+    if running is None:
+        return shell, []
+    seat = game_seat_of(game=running, player=viewer.player_id, devices=viewer.devices)
+    info = game_public_info(running)
+    board = now.game_ctx(None)
+    ctx = now.game_ctx(seat, own=seat is not None)
+    head = Fragment("pv-head", "gameplay/_phone_head.html", {
+        "table": _table(table), "game": info, "names": board["names"], "asleep": now.asleep,
+        "handovers": now.handovers, "status_template": board["status_template"], "view": board["view"],
+    }, public=True)
+    is_host = viewer.player_id is not None and viewer.player_id == table.host_id
+    awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
+               and not info["paused"])
+    mine = Fragment("pv-seat", "gameplay/_phone_seat.html", {
+        "table": _table(table), "game": {key: info[key] for key in SEAT_GAME_KEYS}, "game_seat": seat, "ctx": ctx,
+        "is_host": is_host, "awaited": awaited,
+        "moved_away": seat is None and moved_away(running, viewer.player_id, viewer.devices),
+        "asleep": now.asleep if is_host else [], "move_url": reverse("move", args=[table.code]),
+        "night": now.night if is_host else None,
+    }, tokens=True)
+    parts = [head, mine]
+    if seat is not None and board["public_template"]:
+        parts.append(Fragment("pv-table", "gameplay/_phone_table.html", {
+            "template": board["public_template"], "view": board["view"], "seats": board["seats"],
+            "names": board["names"], "log_template": board["log_template"],
+        }, public=True))
+    if seat is not None:
+        parts.append(Fragment("pv-reference", "gameplay/_phone_reference.html", {
+            "engine": running.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
+        }, public=True))
+    return shell, parts
+
+
+def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
+    """The phone panel before and between games: the last game's end and the lobby (``lobby/_table.html``)."""
+    table, latest = now.table, now.latest
+    player = Player.objects.filter(pk=viewer.player_id).first() if viewer.player_id is not None else None
+    is_host = viewer.player_id is not None and viewer.player_id == table.host_id
+    context: dict = {"table": table_info(table), "is_host": is_host, "csrf_token": viewer.csrf_token,
+                     "next_url": reverse("table", args=[table.code]), "night": now.night if is_host else None}
+    if latest is not None:
+        seat = game_seat_of(game=latest, player=viewer.player_id, devices=viewer.devices)
+        ctx = now.game_ctx(seat)
+        ctx["move_id"] = uuid.uuid4().hex
+        context["game"] = game_public_info(latest)
+        if seat is None:
+            context["last_game"] = ctx
+        else:
+            context["game_ctx"], context["game_seat"] = ctx, seat
+    context.update(table_lobby(table, player=player, join=join_link_for(viewer.base_url, table)))
+    context["player"] = player
+    return context
+
+
+def phone_tag(now: TableNow, viewer: Viewer) -> tuple[str | None, dict, list[Fragment]]:
+    """The phone panel's entity tag (None before and between games) with its shell and fragments, unrendered."""
+    with translation.override(viewer.language):
+        shell, parts = phone_parts(now, viewer)
+        return (_screen_tag(shell, parts, viewer) if parts else None), shell, parts
+
+
+def phone_screen(now: TableNow, viewer: Viewer, *, note: str = "",
+                 made: tuple[str | None, dict, list[Fragment]] | None = None) -> Screen:
+    """A phone's panel (the page's ``#private-view``) for this viewer, with a note above it if given.
+
+    ``made``: what :func:`phone_tag` gave for this viewer and table (the caller checked the tag first).
+    """
+    tag, shell, parts = made if made is not None else phone_tag(now, viewer)
+    with translation.override(viewer.language):
+        html = _panel_html(now, viewer, shell, parts, note=note)
+    return Screen(html, now.revision, tag)
+
+
+def _panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment], *, note: str = "") -> SafeString:
+    """The whole panel: the shell around its fragments, or the lobby (the element alone, no space around it)."""
+    if not parts:
+        context = {**_lobby_context(now, viewer), "note": note}
+    else:
+        context = {**shell, "note": note, "parts": [p.render(viewer) for p in parts]}
+    return mark_safe(render_to_string("gameplay/_panel.html", context).strip())  # noqa: S308 (autoescaped)
+
+
+def _shape(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
+    """The shell's own tag: what it shows but for its fragments and the revision."""
+    table = {key: value for key, value in shell["table"].items() if key != "revision"}
+    return digest([dict(shell, table=table), [p.id for p in parts], viewer.language])
+
+
+def _screen_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
+    """A screen's entity tag: its shell and every fragment's tag (the revision left out), and whether its
+    forms can post (a CSRF token)."""
+    return f'"{digest([_shape(shell, parts, viewer), [p.tag for p in parts], bool(viewer.csrf_token)])}"'
+
+
+# ---- The board and the moderator's drawer -------------------------------------------------------------
+
+def board_part(now: TableNow, viewer: Viewer) -> Fragment:
+    """The public board (``#public-view``): public facts only, the same for every board in a language.
+
+    Between games it shows the join link and a game night's scoreboard (read by its template tag): no tag.
+    """
+    table, latest, running = now.table, now.latest, now.running
+    context: dict = {"table": _table(table)}
+    if running is None:
+        context.update({"table_seats": seat_names(table), **join_link_for(viewer.base_url, table)})
+    if latest is not None:
+        context["game_ctx"] = now.game_ctx(None)
+        context["game"] = game_public_info(latest)
+        if running is not None:
+            context["asleep"] = now.asleep
+            context["handovers"] = now.handovers
+    return Fragment(BOARD_ROOT, "gameplay/_board.html", context, public=True, revision=now.revision,
+                    tagged=running is not None)
+
+
+def board_screen(now: TableNow, viewer: Viewer) -> Screen:
+    """The board's public partial (``#public-view``)."""
+    with translation.override(viewer.language):
+        part = board_part(now, viewer)
+        return Screen(part.render(None), now.revision, f'"{part.tag}"' if part.tag else None)
+
+
+def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
+    """The moderator's drawer beside the board (``#moderator-view``): the host's controls, public facts only."""
+    host = viewer.player_id is not None and viewer.player_id == now.table.host_id
+    # Only the host's drawer shows the game (everyone's says who hosts): the others read no game row.
+    mod = moderator_context(now.table, viewer.player_id, latest=now.latest if host else None,
+                            asleep=now.asleep if host else [])
+    return Fragment(MODERATOR_ROOT, "gameplay/_moderator.html",
+                    {"table": _table(now.table), "mod": mod, "night": now.night if host else None},
+                    tokens=host, revision=now.revision)
+
+
+def moderator_screen(now: TableNow, viewer: Viewer) -> Screen:
+    """The moderator's drawer for this viewer (everyone's says who hosts; the host's holds the controls)."""
+    with translation.override(viewer.language):
+        part = moderator_part(now, viewer)
+        return Screen(part.render(viewer), now.revision, f'"{part.tag}"')
+
+
+# ---- A push: every screen of a table at one revision ------------------------------------------------
+
+@dataclass
+class Socket:
+    """What a table socket's page holds: its kind ("phone" or "board"), who it is, and the tags it was sent."""
+
+    kind: str
+    session_key: str | None
+    language: str
+    csrf_secret: str
+    url: str
+    sent: dict[str, str] = field(default_factory=dict)
+
+
+class TableRound:
+    """One push of a table at one revision, for the sockets of this process: rows read once, and each
+    public fragment rendered once per tag (a language, a table revision), whichever socket asks first."""
+
+    def __init__(self, now: TableNow) -> None:
+        self.now = now
+        self.revision = now.revision
+        self._public: dict[tuple[str, str], Fragment] = {}
+        self._lock = threading.Lock()
+
+    def shared(self, parts: list[Fragment]) -> list[Fragment]:
+        """``parts`` with each public fragment replaced by the one this push rendered for its language already."""
+        language = translation.get_language()
+        with self._lock:
+            return [self._public.setdefault((part.id, language), part) if part.public and part.tagged else part
+                    for part in parts]
+
+    def frame(self, socket: Socket) -> dict:
+        """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
+
+        ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
+        its root id, when its shape changed: a game starts or ends, the lobby); ``t``: the tags of all the
+        screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
+        alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
+        """
+        viewer = viewer_of_session(socket.session_key, language=socket.language, csrf_secret=socket.csrf_secret,
+                                   url=socket.url)
+        if viewer is None or (socket.kind == "phone" and not viewer.csrf_token):
+            socket.sent = {}
+            return {"v": self.revision}
+        with translation.override(viewer.language):
+            if socket.kind == "board":
+                parts = self.shared([board_part(self.now, viewer), moderator_part(self.now, viewer)])
+            else:
+                shell, parts = phone_parts(self.now, viewer)
+                parts = self.shared(parts)
+                shape = _shape(shell, parts, viewer) if parts else ""
+                if not shape or socket.sent.get(PHONE_ROOT) != shape:
+                    html = _panel_html(self.now, viewer, shell, parts)
+                    socket.sent = {PHONE_ROOT: shape, **{p.id: p.tag for p in parts}} if shape else {}
+                    return {"v": self.revision, "f": {PHONE_ROOT: html}}
+            tags = {part.id: part.tag for part in parts}
+            changed = {part.id: part.render(viewer) for part in parts
+                       if not part.tag or socket.sent.get(part.id) != part.tag}
+            socket.sent.update(tags)
+            return {"v": self.revision, "f": changed, "t": tags}
+
+
+ROUNDS = 512  # tables whose latest push this process keeps
+
+
+class _Rounds:
+    """The latest :class:`TableRound` of each table with sockets in this process (at most ``ROUNDS``)."""
+
+    def __init__(self) -> None:
+        self._rounds: OrderedDict[tuple[int, str], TableRound] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def at(self, table_id: int, code: str, revision: int) -> TableRound | None:
+        """The push of the table at ``revision`` or newer: read once, then shared by its sockets. Keyed by the
+        code too: a database made anew (tests) gives old ids to new tables, never an old code."""
+        key = (table_id, code)
+        with self._lock:
+            found = self._rounds.get(key)
+            if found is not None:
+                self._rounds.move_to_end(key)
+        if found is not None and found.revision >= revision:
+            return found
+        now = TableNow.read(table_id)
+        if now is None or now.table.code != code:
+            return None
+        made = TableRound(now)
+        with self._lock:
+            current = self._rounds.get(key)
+            if current is None or current.revision < made.revision:
+                self._rounds[key] = made
+            while len(self._rounds) > ROUNDS:
+                self._rounds.popitem(last=False)
+        return made
+
+
+ROUNDS_OF_THIS_PROCESS = _Rounds()
+
+
+def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
+    """The frame of a push of ``revision`` for ``socket`` (the number alone if the table is gone)."""
+    found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
+    if found is None:
+        return {"v": revision}
+    return found.frame(socket)

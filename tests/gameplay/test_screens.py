@@ -1,0 +1,219 @@
+"""Screens in push frames (``gameplay.screens``): what a page assembles from its frames is what its GET shows.
+
+A phone's or board's socket gets ``{"v": n, "f": {id: html}, "t": {id: tag}}``: the fragments of its screen
+whose tag moved. Swapped into the page by element id (as ``table.js`` does), they must give, byte for byte
+but for the per-render tokens, what that browser's own htmx GET gets at that moment, for every seat and the
+board, in several states of every game and in en, fa and ja. A vote at Inside Job sends the public head to
+every phone and a private fragment to the voter alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+from gameplay import screens
+from gameplay.loadtest import apply_frame
+from gameplay.models import Game
+from gameplay.selectors import game_state
+from tests.conftest import Guest, start
+from tests.gameplay.helpers import awaited_movers, legal, move_data
+from tests.gameplay.test_privacy import normalized
+
+ROLE = 'data-test="role"'
+LANGUAGES = ["en", "fa", "ja"]
+
+
+def assemble(page: str, frame: dict) -> str:
+    """``page`` with ``frame`` applied as table.js applies it (``loadtest.apply_frame``, the tool's copy of it):
+    a frame that would make the page refetch fails the test."""
+    assembled = apply_frame(page, frame)
+    assert assembled is not None, sorted(frame.get("f", {}))
+    return assembled
+
+
+def socket_of(guest: Guest | None, kind: str, language: str) -> screens.Socket:
+    cookies = guest.client.cookies if guest is not None else {}
+    session = cookies.get("sessionid")
+    csrf = cookies.get("csrftoken")
+    return screens.Socket(kind=kind, session_key=session.value if session else None, language=language,
+                          csrf_secret=csrf.value if csrf else "", url="http://testserver")
+
+
+def htmx_get(guest: Guest | None, path: str, language: str) -> str:
+    client = guest.client if guest is not None else Client()
+    answer = client.get(path, HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE=language)
+    assert answer.status_code == 200
+    return answer.content.decode()
+
+
+def one_move(game: Game, people: list[Guest], table) -> None:
+    mover = awaited_movers(game)[0]
+    answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
+    assert answer.status_code == 200, answer.content[:300]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("engine", "players"), [("inside_job", 5), ("coup", 3), ("good_cop_bad_cop", 4),
+                                                  ("good_cop_bad_cop_health", 4)])
+def test_frames_assembled_on_each_page_equal_its_get_for_many_states(table_with, engine, players, language):
+    table, people = table_with(players, engine=engine)
+    game = start(table, people[0])
+    pages = [htmx_get(person, f"/t/{table.code}/", language) for person in people]  # the page sets its cookie
+    sockets = [socket_of(person, "phone", language) for person in people]
+    board_socket = socket_of(None, "board", language)
+    for seat, socket in enumerate(sockets):  # each socket's first frame: the whole panel
+        frame = screens.push_frame(table.pk, table.code, 0, socket)
+        assert set(frame["f"]) == {"private-view"}
+        pages[seat] = assemble(pages[seat], frame)
+    board_page = htmx_get(None, f"/t/{table.code}/board/", language)
+    screens.push_frame(table.pk, table.code, 0, board_socket)
+    for _ in range(12):
+        game.refresh_from_db()
+        if game.over or not awaited_movers(game):  # a silent window waits for its clock alone
+            break
+        one_move(game, people, table)
+        table.refresh_from_db()
+        for seat, (person, socket) in enumerate(zip(people, sockets, strict=True)):
+            frame = screens.push_frame(table.pk, table.code, table.revision, socket)
+            get = htmx_get(person, f"/t/{table.code}/", language)
+            pages[seat] = assemble(pages[seat], frame)
+            assert normalized(pages[seat].encode()) == normalized(get.encode()), (seat, sorted(frame.get("f", {})))
+        frame = screens.push_frame(table.pk, table.code, table.revision, board_socket)
+        # The board's GET is its public partial; the drawer beside it comes in the same frame.
+        public = {key: value for key, value in frame["f"].items() if key == "public-view"}
+        board_page = assemble(board_page, {"v": frame["v"], "f": public,
+                                           "t": {"public-view": frame["t"]["public-view"]}})
+        get = htmx_get(None, f"/t/{table.code}/board/", language)
+        assert normalized(board_page.encode()) == normalized(get.encode())
+        assert ROLE not in board_page and "data-peek" not in board_page
+
+
+def test_a_vote_sends_the_public_head_to_every_phone_and_a_private_fragment_to_the_voter_alone(table_with):
+    table, people = table_with(7)
+    game = start(table, people[0])
+    (leader,) = awaited_movers(game)
+    people[leader].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, leader)[0]))
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    sockets = [socket_of(person, "phone", "en") for person in people]
+    table.refresh_from_db()
+    for socket in sockets:
+        screens.push_frame(table.pk, table.code, table.revision, socket)
+    game.refresh_from_db()
+    voter = awaited_movers(game)[0]
+    people[voter].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, voter)[0]))
+    table.refresh_from_db()
+    frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+    for seat, frame in enumerate(frames):
+        assert ("pv-seat" in frame["f"]) == (seat == voter), (seat, sorted(frame["f"]))
+        assert "pv-head" in frame["f"]
+        assert "pv-table" not in frame["f"] and "pv-reference" not in frame["f"]
+        if seat != voter:
+            assert sum(len(html) for html in frame["f"].values()) < 1000
+    heads = {frame["f"]["pv-head"] for frame in frames}
+    assert len(heads) == 1  # one public fragment, the same bytes for every phone
+    assert ROLE not in next(iter(heads))
+
+
+def test_a_socket_whose_session_ended_gets_the_number_alone(table_with):
+    """Judged against the session as it is now: a phone logged out after opening its socket."""
+    table, people = table_with(5)
+    game = start(table, people[0])
+    leaving = people[next(seat for seat in range(1, 5) if seat not in awaited_movers(game))]
+    leaving.get(f"/t/{table.code}/")
+    socket = socket_of(leaving, "phone", "en")
+    assert screens.push_frame(table.pk, table.code, 0, socket)["f"]
+    leaving.client.logout()
+    one_move(game, people, table)
+    table.refresh_from_db()
+    assert screens.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
+
+
+def test_a_phone_without_its_csrf_cookie_gets_the_number_alone(table_with):
+    """Its forms need a CSRF cookie the socket cannot set: the page refetches."""
+    table, people = table_with(5)
+    start(table, people[0])
+    socket = socket_of(people[1], "phone", "en")
+    socket.csrf_secret = ""
+    table.refresh_from_db()
+    assert screens.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
+
+
+def test_a_pushed_csrf_token_posts_a_move(table_with):
+    """The token a push puts in a phone's forms is one Django's CSRF check takes for that browser's cookie."""
+    table, people = table_with(5)
+    game = start(table, people[0])
+    (leader,) = awaited_movers(game)
+    person = people[leader]
+    strict = Client(enforce_csrf_checks=True)
+    strict.cookies = person.client.cookies
+    strict.get(f"/t/{table.code}/")
+    socket = screens.Socket(
+        kind="phone", session_key=strict.cookies["sessionid"].value, language="en",
+        csrf_secret=strict.cookies["csrftoken"].value, url="http://testserver")
+    table.refresh_from_db()
+    frame = screens.push_frame(table.pk, table.code, table.revision, socket)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', frame["f"]["private-view"]).group(1)
+    data = {**move_data(game, legal(game, leader)[0]), "csrfmiddlewaretoken": token}
+    assert strict.post(f"/t/{table.code}/move/", data, HTTP_HX_REQUEST="true").status_code == 200
+    assert Game.objects.get(pk=game.pk).version == game.version + 1
+
+
+def test_reads_never_expire_a_window_the_poll_does(table_with):
+    """A page, a partial and a push only read; the /rev/ poll expires a passed deadline where no worker runs."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    table, people = table_with(5, timer=30)
+    game = start(table, people[0])
+    (leader,) = awaited_movers(game)
+    people[leader].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, leader)[0]))
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    version = Game.objects.get(pk=game.pk).version
+    htmx_get(people[1], f"/t/{table.code}/", "en")
+    htmx_get(None, f"/t/{table.code}/board/", "en")
+    people[1].get(f"/t/{table.code}/")
+    table.refresh_from_db()
+    screens.push_frame(table.pk, table.code, table.revision + 1, socket_of(people[1], "phone", "en"))
+    assert Game.objects.get(pk=game.pk).version == version
+    assert people[1].get(f"/t/{table.code}/rev/").status_code == 200
+    assert Game.objects.get(pk=game.pk).version == version + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_consumer_pushes_fragments_and_spares_the_movers_own_socket(redis_layer, table_with):
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    for person in people:
+        await sync_to_async(person.get)(f"/t/{table.code}/")
+    phones = []
+    for person in people:
+        cookie = "; ".join(f"{name}={m.value}" for name, m in person.client.cookies.items()).encode()
+        phones.append(WebsocketCommunicator(application, f"/ws/t/{table.code}/?view=phone", headers=[
+            (b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]))
+    known = []
+    for phone in phones:
+        connected, _ = await phone.connect()
+        assert connected
+        known.append((await phone.receive_json_from(timeout=5))["v"])
+    (mover,) = await sync_to_async(awaited_movers)(game)
+    await sync_to_async(one_move)(game, people, table)
+    roles = (await sync_to_async(game_state)(game))["roles"]
+    for seat, phone in enumerate(phones):
+        frame = await phone.receive_json_from(timeout=10)
+        while frame.get("v", -1) <= known[seat]:
+            frame = await phone.receive_json_from(timeout=10)
+        if seat == mover:
+            assert frame == {"v": known[seat] + 1}
+        else:
+            assert set(frame) == {"v", "f"} and set(frame["f"]) == {"private-view"}  # its first push: whole
+            assert ROLE in frame["f"]["private-view"]
+            assert f'data-role="{roles[seat]}"' in frame["f"]["private-view"]
+        await phone.disconnect()
