@@ -212,7 +212,8 @@ class BaseEngine:
     # The view keys a seat's own part of the phone shows, beside "seat" and "legal": the web layer renders
     # that part only from them (again only when they change), and the phone's public parts from the
     # board's view (templates/games/<name>/phone_status.html and phone_public.html). None: the whole
-    # phone view is the seat's own part (templates/games/<name>/phone.html alone).
+    # phone view is the seat's own part (templates/games/<name>/phone.html alone). "log" among them: the
+    # seat's own private lines of the log only.
     phone_private_keys: frozenset[str] | None = None
 
     def default_options(self) -> JSONDict:

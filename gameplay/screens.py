@@ -37,6 +37,7 @@ from gameplay.models import Game
 from gameplay.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
 from gameplay.selectors import game_public_info, game_seat_of, game_state, handover_notes, seats_info, table_latest_game
+from gameplay.templatetags.hand_tags import is_public
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
 from lobby.network import lan_base_url
@@ -236,6 +237,8 @@ class TableNow:
         if own and engine.phone_private_keys is not None:
             keys = engine.phone_private_keys | {"seat", "legal"}
             view = {key: value for key, value in view.items() if key in keys}
+            if "log" in view:  # an own part's log is the seat's own lines (cards drawn, shown): never the public ones
+                view["log"] = [line for line in view["log"] if not is_public(line)]
             version = game.version if view.get("legal") and not game.window else None
         split = engine.phone_private_keys is not None
         return {"view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat,
