@@ -132,13 +132,36 @@ class Fragment:
             return self._public[1]
         return digest([self.template, translation.get_language(), self.context])
 
+    @property
+    def pieces(self) -> dict[str, tuple[str, str]]:
+        """What a push may send of this fragment: {element id: (its tag, its HTML)}, the fragment itself first
+        (a public fragment's own tag there is its shell's: its bytes without its pieces'), then each element
+        inside a public fragment that has an id and a tag of its own (``id=… data-tag="{{ tag }}"``)."""
+        if self.public and self.tagged:
+            return self._public[2]
+        return {self.id: (self.tag, "")}
+
     @cached_property
-    def _public(self) -> tuple[SafeString, str]:
-        """A public fragment rendered (once) and its tag: the digest of its bytes, but for the server's clock
-        (``data-server-now``: the page reads it once, to learn its own clock's skew)."""
+    def _public(self) -> tuple[SafeString, str, dict[str, tuple[str, str]]]:
+        """A public fragment rendered (once), its tag (the digest of its pieces' tags) and its pieces; each
+        piece's tag is the digest of its bytes (but :data:`_UNTAGGED`)."""
         html = render_to_string(self.template, dict(self.context, tag=_PLACEHOLDER, revision=self.revision)).strip()
-        tag = hashlib.blake2b(_SERVER_NOW.sub("", html).encode(), digest_size=12).hexdigest()
-        return mark_safe(html.replace(f'data-tag="{_PLACEHOLDER}"', f'data-tag="{tag}"', 1)), tag  # noqa: S308
+        pieces: dict[str, tuple[str, str]] = {}
+        shell = html
+        for found in list(_PIECE.finditer(html))[1:]:
+            span = element_span(shell, found.group(1))
+            if span is None:
+                continue
+            piece = shell[span[0]:span[1]]
+            tag = _bytes_tag(piece)
+            pieces[found.group(1)] = (tag, piece.replace(_PLACEHOLDER_ATTR, f'data-tag="{tag}"', 1))
+            shell = f"{shell[:span[0]]}\x00{found.group(1)}\x00{shell[span[1]:]}"
+        own = _bytes_tag(shell)
+        whole = shell.replace(_PLACEHOLDER_ATTR, f'data-tag="{own}"', 1)
+        for element_id, (_tag, piece) in pieces.items():
+            whole = whole.replace(f"\x00{element_id}\x00", piece, 1)
+        tag = digest([own, [piece[0] for piece in pieces.values()]]) if pieces else own
+        return mark_safe(whole), tag, {self.id: (own, whole), **pieces}  # noqa: S308 (autoescaped)
 
     def render(self, viewer: Viewer | None) -> SafeString:
         if self.public and self.tagged:
@@ -150,7 +173,28 @@ class Fragment:
 
 
 _PLACEHOLDER = "fragment-tag"
-_SERVER_NOW = re.compile(r'data-server-now="\d*"')
+_PLACEHOLDER_ATTR = f'data-tag="{_PLACEHOLDER}"'
+_PIECE = re.compile(rf'<[a-z][a-z0-9]*\b[^>]*\bid="([^"]+)"[^>]*\s{_PLACEHOLDER_ATTR}')
+# What a public fragment's tag leaves out: the server's clock (the page reads it once, for its own clock's
+# skew) and the revision (the page sets it from each frame).
+_UNTAGGED = re.compile(r'data-(?:server-now|revision)="\d*"')
+
+
+def _bytes_tag(html: str) -> str:
+    return hashlib.blake2b(_UNTAGGED.sub("", html).encode(), digest_size=12).hexdigest()
+
+
+def element_span(html: str, element_id: str) -> tuple[int, int] | None:
+    """Where the element with ``element_id`` starts and ends in ``html`` (its outer HTML), or None."""
+    found = re.search(rf'<([a-z][a-z0-9]*)\b[^>]*\bid="{re.escape(element_id)}"', html)
+    if found is None:
+        return None
+    name, depth = found.group(1), 0
+    for tag in re.finditer(rf"<(/?){name}\b[^>]*>", html[found.start():]):
+        depth += -1 if tag.group(1) else 1
+        if depth == 0:
+            return found.start(), found.start() + tag.end()
+    return None
 
 
 @dataclass
@@ -169,6 +213,15 @@ class TableNow:
         self.table = table
         self._given = game
         self._views: dict[int | None, dict] = {}
+        self._infos: dict[str, dict] = {}
+        self._contexts: dict[tuple[int | None, bool], dict] = {}
+
+    def info(self) -> dict:
+        """The running game's public facts (``game_public_info``) in the current language, made once per language."""
+        language = translation.get_language()
+        if language not in self._infos:
+            self._infos[language] = game_public_info(self.game)
+        return self._infos[language]
 
     @cached_property
     def latest(self) -> Game | None:
@@ -192,6 +245,10 @@ class TableNow:
 
     @classmethod
     def read(cls, table_id: int) -> TableNow | None:
+        """The table with its latest game, in one statement (the row of each as of one moment), and its seats."""
+        game = Game.objects.select_related("table").filter(table_id=table_id).order_by("-created").first()
+        if game is not None:
+            return cls(game.table, game)
         table = Table.objects.filter(pk=table_id).first()
         return cls(table) if table is not None else None
 
@@ -229,6 +286,8 @@ class TableNow:
         only those of the view, and the screen's version only where a turn action needs it (an answer in a
         window needs the window alone), so the part changes only when what it shows does.
         """
+        if (seat, own) in self._contexts:
+            return self._contexts[seat, own]
         game = self.game
         engine = get_engine(game.engine)
         seats = seats_info(game, seat)
@@ -241,13 +300,15 @@ class TableNow:
                 view["log"] = [line for line in view["log"] if not is_public(line)]
             version = game.version if view.get("legal") and not game.window else None
         split = engine.phone_private_keys is not None
-        return {"view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat,
-                "version": version, "window": game.window,
-                "phone_template": f"games/{game.engine}/phone.html",
-                "status_template": f"games/{game.engine}/phone_status.html" if split else "",
-                "public_template": f"games/{game.engine}/phone_public.html" if split else "",
-                "board_template": f"games/{game.engine}/board.html",
-                "log_template": f"games/{game.engine}/log_line.html"}
+        made = self._contexts[seat, own] = {
+            "view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat, "version": version,
+            "window": game.window,
+            "phone_template": f"games/{game.engine}/phone.html",
+            "status_template": f"games/{game.engine}/phone_status.html" if split else "",
+            "public_template": f"games/{game.engine}/phone_public.html" if split else "",
+            "board_template": f"games/{game.engine}/board.html",
+            "log_template": f"games/{game.engine}/log_line.html"}
+        return made
 
 
 # The game row's public facts a seat's own part shows (the wait button, the host's controls).
@@ -271,7 +332,7 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     if running is None:
         return shell, []
     seat = game_seat_of(game=running, player=viewer.player_id, devices=viewer.devices)
-    info = game_public_info(running)
+    info = now.info()
     board = now.game_ctx(None)
     ctx = now.game_ctx(seat, own=seat is not None)
     head = Fragment("pv-head", "gameplay/_phone_head.html", {
@@ -310,8 +371,7 @@ def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
                      "next_url": reverse("table", args=[table.code]), "night": now.night if is_host else None}
     if latest is not None:
         seat = game_seat_of(game=latest, player=viewer.player_id, devices=viewer.devices)
-        ctx = now.game_ctx(seat)
-        ctx["move_id"] = uuid.uuid4().hex
+        ctx = dict(now.game_ctx(seat), move_id=uuid.uuid4().hex)
         context["game"] = game_public_info(latest)
         if seat is None:
             context["last_game"] = ctx
@@ -461,13 +521,25 @@ class TableRound:
                 shape = _shape(shell, parts, viewer) if parts else ""
                 if not shape or socket.sent.get(PHONE_ROOT) != shape:
                     html = _panel_html(self.now, viewer, shell, parts)
-                    socket.sent = {PHONE_ROOT: shape, **{p.id: p.tag for p in parts}} if shape else {}
+                    held = {key: piece[0] for part in parts for key, piece in part.pieces.items()}
+                    socket.sent = {PHONE_ROOT: shape, **held} if shape else {}
                     return {"v": self.revision, "f": {PHONE_ROOT: html}}
-            tags = {part.id: part.tag for part in parts}
-            changed = {part.id: part.render(viewer) for part in parts
-                       if not part.tag or socket.sent.get(part.id) != part.tag}
-            socket.sent.update(tags)
-            return {"v": self.revision, "f": changed, "t": tags}
+            frame: dict = {"v": self.revision, "f": {}, "t": {}}
+            for part in parts:
+                pieces = part.pieces
+                own = pieces[part.id][0]
+                inner = {key: value for key, value in pieces.items() if key != part.id}
+                if inner and own and socket.sent.get(part.id) == own:  # the same shell: the pieces that moved
+                    frame["f"].update({key: html for key, (tag, html) in inner.items() if socket.sent.get(key) != tag})
+                    frame["t"].update({key: tag for key, (tag, _html) in pieces.items()})
+                else:
+                    if not own or socket.sent.get(part.id) != own:
+                        frame["f"][part.id] = part.render(viewer)
+                    frame["t"][part.id] = own  # its pieces come inside it
+                socket.sent.update({key: tag for key, (tag, _html) in pieces.items()})
+                if part.id == BOARD_ROOT and part.tag:
+                    frame["tag"] = f'"{part.tag}"'  # the board's entity tag, as its GET has it (board.js)
+            return frame
 
 
 ROUNDS = 512  # tables whose latest push this process keeps

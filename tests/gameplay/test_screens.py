@@ -86,9 +86,8 @@ def test_frames_assembled_on_each_page_equal_its_get_for_many_states(table_with,
             assert normalized(pages[seat].encode()) == normalized(get.encode()), (seat, sorted(frame.get("f", {})))
         frame = screens.push_frame(table.pk, table.code, table.revision, board_socket)
         # The board's GET is its public partial; the drawer beside it comes in the same frame.
-        public = {key: value for key, value in frame["f"].items() if key == "public-view"}
-        board_page = assemble(board_page, {"v": frame["v"], "f": public,
-                                           "t": {"public-view": frame["t"]["public-view"]}})
+        public = {key: {k: v for k, v in frame[key].items() if k != "moderator-view"} for key in ("f", "t")}
+        board_page = assemble(board_page, {"v": frame["v"], **public})
         get = htmx_get(None, f"/t/{table.code}/board/", language)
         assert normalized(board_page.encode()) == normalized(get.encode())
         assert ROLE not in board_page and "data-peek" not in board_page
@@ -217,3 +216,47 @@ async def test_the_consumer_pushes_fragments_and_spares_the_movers_own_socket(re
             assert ROLE in frame["f"]["private-view"]
             assert f'data-role="{roles[seat]}"' in frame["f"]["private-view"]
         await phone.disconnect()
+
+
+def test_a_coup_move_or_answer_sends_no_own_part_to_a_seat_whose_cards_and_moves_stay(table_with):
+    """Coup's phone is split (engine.phone_private_keys): Income by one seat changes every seat's coins and whose
+    turn it is, the public parts, but the own part only of the mover and of the next seat; an answer in a window
+    sends the own part to the one who answered alone."""
+    table, people = table_with(4, engine="coup")
+    game = start(table, people[0])
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    sockets = [socket_of(person, "phone", "en") for person in people]
+    table.refresh_from_db()
+    for socket in sockets:
+        screens.push_frame(table.pk, table.code, table.revision, socket)
+
+    def frames_after(seat: int, action: dict) -> list[dict]:
+        game.refresh_from_db()
+        answer = people[seat].htmx_post(f"/t/{table.code}/move/", move_data(game, action))
+        assert answer.status_code == 200, answer.content[:300]
+        table.refresh_from_db()
+        frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+        assert len({frame["f"]["pv-head"] for frame in frames}) == 1  # the public status: one for every phone
+        assert "data-peek" not in frames[0]["f"]["pv-head"]
+        return frames
+
+    (mover,) = awaited_movers(game)
+    frames = frames_after(mover, {"type": "income"})
+    (after,) = awaited_movers(game)
+    assert after != mover
+    for seat, frame in enumerate(frames):
+        assert ("pv-seat" in frame["f"]) == (seat in (mover, after)), (seat, sorted(frame["f"]))
+        assert "pv-table" in frame["f"]  # everyone's coins
+    assert len({frame["f"]["pv-table"] for frame in frames}) == 1
+    assert "card secret" not in frames[0]["f"]["pv-table"] and "data-peek" not in frames[0]["f"]["pv-table"]
+
+    frames = frames_after(after, {"type": "tax"})  # a challenge window: every other seat may answer
+    answering = awaited_movers(game)
+    assert sorted(answering) == sorted(set(range(4)) - {after})
+    first = answering[0]
+    frames = frames_after(first, {"type": "allow"})
+    for seat, frame in enumerate(frames):
+        assert ("pv-seat" in frame["f"]) == (seat == first), (seat, sorted(frame["f"]))
+        if seat != first:
+            assert "pv-table" not in frame["f"]

@@ -100,7 +100,7 @@ async def test_each_phone_and_the_board_get_what_their_own_get_gets(redis_layer,
         if roles[one] != roles[other]:
             assert shown[one] != shown[other]
     frame = await frame_after(board, known[-1])
-    assert set(frame) == {"v", "f", "t"} and set(frame["f"]) == {"public-view", "moderator-view"}
+    assert set(frame) == {"v", "f", "t", "tag"} and set(frame["f"]) == {"public-view", "moderator-view"}
     get = await sync_to_async(htmx_get)(None, f"/t/{table.code}/board/")
     assert normalized(frame["f"]["public-view"].encode()) == normalized(get)
     assert not any(ROLE in html or "data-peek" in html for html in frame["f"].values())

@@ -131,8 +131,7 @@
     if (note) { note.parentNode.removeChild(note); }
     known = Math.max(known, data.v);
     // detail.tag: the board's entity tag, as its GET would have had (board.js drops a refetch of the same).
-    var board = tags["public-view"];
-    body.dispatchEvent(new CustomEvent("table-pushed", { bubbles: true, detail: { revision: data.v, tag: board ? "\"" + board + "\"" : null } }));
+    body.dispatchEvent(new CustomEvent("table-pushed", { bubbles: true, detail: { revision: data.v, tag: data.tag || null } }));
   }
   function pushedLater() {
     var data = waitingPush;
