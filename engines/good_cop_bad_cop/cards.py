@@ -176,6 +176,17 @@ class CardView(TypedDict):
     face_up: bool
 
 
+class OwnView(TypedDict):
+    """A seat's own place at the table: its integrity cards (it knows them all), life, wound, gun and aim."""
+
+    cards: list[CardView]
+    alive: bool
+    wounded: bool
+    armed: bool
+    aim: int | None
+    planted: bool
+
+
 class GameView(TypedDict):
     """What one seat (or the board, seat None) sees."""
 
@@ -207,3 +218,6 @@ class GameView(TypedDict):
     window: str | None
     silent: bool
     reveal: Reveal | None
+    own: OwnView | None
+    picks: dict[str, list[dict[str, Any]]]
+    revive: list[dict[str, Any]]

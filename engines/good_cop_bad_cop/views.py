@@ -6,7 +6,7 @@ from typing import Any
 
 from engines.base import visible_log
 
-from .cards import PHASES, PUBLIC_FRAME, CardView, GameState, GameView, Phase
+from .cards import PHASES, PUBLIC_FRAME, Action, CardView, GameState, GameView, OwnView, Phase
 from .legal import awaiting, legal_actions
 from .rules import silent, team_of, window_id
 from .table import top
@@ -27,6 +27,42 @@ def pending(state: GameState) -> dict[str, Any] | None:
         return None
     fields: dict[str, Any] = dict(frame)
     return {key: fields[key] for key in PUBLIC_FRAME if key in fields}
+
+
+# Equipment played on picked cards: the phone lists the cards each player offers (from the legal plays).
+PICK_CARDS = ("blackmail", "wiretap", "metal_detector")
+
+
+def picks(legal: list[Action]) -> dict[str, list[dict[str, Any]]]:
+    """For each playable pick card, the players whose cards it may pick and which: ``[{"seat", "cards"}]``.
+
+    Read from the legal plays alone (never from the table), so a seat's own part changes only when its
+    moves do: Blackmail any card of two other players, Wiretap a face-down one, Metal Detector a face-down
+    card of each other gun holder.
+    """
+    found: dict[str, dict[int, set[int]]] = {}
+    for action in legal:
+        if action["type"] == "play" and action["card"] in PICK_CARDS:
+            groups = found.setdefault(action["card"], {})
+            for pos in action["cards"]:
+                groups.setdefault(pos // 3, set()).add(pos % 3)
+    return {card: [{"seat": s, "cards": sorted(groups[s])} for s in sorted(groups)] for card, groups in found.items()}
+
+
+def revivals(state: GameState, legal: list[Action]) -> list[dict[str, Any]]:
+    """Defibrillator's plays with the (face-up) card each revived player keeps: ``[{"target", "keep", "name"}]``."""
+    return [{"target": a["target"], "keep": a["keep"], "name": state["players"][a["target"]]["cards"][a["keep"]]}
+            for a in legal if a["type"] == "play" and a["card"] == "defibrillator"]
+
+
+def own(state: GameState, seat: int | None) -> OwnView | None:
+    """The seat's own place at the table as its phone's own part shows it (None for the board)."""
+    if seat is None:
+        return None
+    player = state["players"][seat]
+    return {"cards": [{"name": name, "face_up": up} for name, up in zip(player["cards"], player["up"], strict=True)],
+            "alive": player["alive"], "wounded": player["wounded"], "armed": player["gun"],
+            "aim": player["aim"] if player["gun"] else None, "planted": state["planted"] == seat}
 
 
 def build_view(state: GameState, seat: int | None) -> GameView:
@@ -67,4 +103,8 @@ def build_view(state: GameState, seat: int | None) -> GameView:
         # A silent equipment window is open: every screen shows the same countdown, nobody taps Pass.
         "silent": silent(state),
         "reveal": outcome["reveal"] if outcome else None,
+        # The seat's own part of the phone (engine.phone_private_keys): its place, and what its moves need.
+        "own": own(state, seat),
+        "picks": picks(legal),
+        "revive": revivals(state, legal),
     }

@@ -260,3 +260,28 @@ def test_a_coup_move_or_answer_sends_no_own_part_to_a_seat_whose_cards_and_moves
         assert ("pv-seat" in frame["f"]) == (seat == first), (seat, sorted(frame["f"]))
         if seat != first:
             assert "pv-table" not in frame["f"]
+
+
+def test_at_good_cop_bad_cop_a_move_that_leaves_another_seats_own_situation_alone_sends_it_no_own_part(table_with):
+    """While the seats arrange their cards, one seat's arrangement changes nothing of another seat's own cards,
+    equipment or moves: that seat is sent the public head (whom the table waits for) but no ``pv-seat``."""
+    table, people = table_with(4, engine="good_cop_bad_cop")
+    game = start(table, people[0])
+    arranging = awaited_movers(game)
+    assert len(arranging) == 4 and all(a["type"] == "arrange" for a in legal(game, arranging[0]))
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    sockets = [socket_of(person, "phone", "en") for person in people]
+    table.refresh_from_db()
+    for socket in sockets:
+        screens.push_frame(table.pk, table.code, table.revision, socket)
+    mover = arranging[0]
+    answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
+    assert answer.status_code == 200, answer.content[:300]
+    table.refresh_from_db()
+    frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+    for seat, frame in enumerate(frames):
+        assert ("pv-seat" in frame["f"]) == (seat == mover), (seat, sorted(frame["f"]))
+        assert "pv-head" in frame["f"]
+    assert len({frame["f"]["pv-head"] for frame in frames}) == 1
+    assert "data-peek" not in frames[0]["f"]["pv-head"]

@@ -22,6 +22,19 @@ def context(view, players, me):
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
+def phone(state, players, seat):
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    status line and public part from the board's view, and between them the seat's own part from its own keys
+    (its own private log lines alone)."""
+    view = ENGINE.view(state, seat)
+    own = {key: value for key, value in view.items() if key in ENGINE.phone_private_keys | {"seat", "legal"}}
+    own["log"] = [line for line in own["log"] if line.get("private")]
+    public = context(ENGINE.view(state, None), players, None)
+    return "".join([render_to_string(T + "phone_status.html", public),
+                    render_to_string(T + "phone.html", context(own, players, seat)),
+                    render_to_string(T + "phone_public.html", public)])
+
+
 def publicly_shown(board_view, name):
     """Whether a card name was ever shown to the whole table."""
     if any(c["name"] == name for cards in board_view["cards"] for c in cards):
@@ -36,15 +49,19 @@ def render_all(state, players, seen):
     """Render the phone of every seat, the board, and every log line not rendered yet."""
     board_view = ENGINE.view(state, None)
     board = render_to_string(T + "board.html", context(board_view, players, None))
+    # The phone's public status and part are the same on every phone: no more than the board may show.
+    shared = "".join(render_to_string(T + name, context(board_view, players, None))
+                     for name in ("phone_status.html", "phone_public.html"))
     for secret, label in (("agent", "Agent"), ("kingpin", "Kingpin")):
         if not publicly_shown(board_view, secret):
             assert label not in board, f"the board shows the {secret}"
+            assert label not in shared, f"a phone's public part shows the {secret}"
     for line in board_view["log"][seen:]:
         html = render_to_string(T + "log_line.html", {"line": line, **context(board_view, players, None)})
         assert "gcbc-unknown-event" not in html, line
     for seat in range(players):
         view = ENGINE.view(state, seat)
-        html = render_to_string(T + "phone.html", context(view, players, seat))
+        html = phone(state, players, seat)
         if {"type": "pass"} in view["legal"]:
             assert 'data-test="pass"' in html
         if {"type": "end_turn"} in view["legal"]:
@@ -88,7 +105,7 @@ def test_every_card_play_and_choice_renders():
         state["players"][5].update(alive=False, up=[True, True, True])
         view = ENGINE.view(state, 0)
         assert card in view["playable"], card
-        html = render_to_string(T + "phone.html", context(view, 6, 0))
+        html = phone(state, 6, 0)
         assert f'data-test="playable-{card}"' in html
 
 
@@ -145,9 +162,9 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_own_cards_or_equipment
             if step % 13 == 0 or choosing:
                 for seat in range(players) if step % 13 == 0 else sorted(ENGINE.awaiting(state))[:1]:
                     view = ENGINE.view(state, seat)
-                    html = render_to_string(T + "phone.html", context(view, players, seat))
+                    html = phone(state, players, seat)
                     other = redeal_own_secrets(state, seat, rng)
-                    again = render_to_string(T + "phone.html", context(ENGINE.view(other, seat), players, seat))
+                    again = phone(other, players, seat)
                     assert shown_text(again) == shown_text(html), (view["phase"], seat)
                     shown_classes = sorted(parse(html).classes_shown)
                     assert sorted(parse(again).classes_shown) == shown_classes, (view["phase"], seat)
@@ -166,7 +183,7 @@ def test_three_alike_cards_show_the_same_six_arrangements_as_three_different_one
         state["stack"] = [{"kind": "arrange", "id": 99}]
         view = ENGINE.view(state, 0)
         assert view["legal"] and all(a["type"] == "arrange" for a in view["legal"])
-        html = render_to_string(T + "phone.html", context(view, 4, 0))
+        html = phone(state, 4, 0)
         assert html.count('data-test="arrange-') == 6
         from ..peek import shown_text
 
@@ -192,6 +209,6 @@ def test_what_a_seat_learned_is_one_line_per_seat_looked_at():
     state = five()
     learned = [{"target": 1 + k % 3, "card": k % 3, "name": "honest", "how": "investigate"} for k in range(30)]
     state["players"][0]["learned"] = learned
-    html = render_to_string(T + "phone.html", context(ENGINE.view(state, 0), 5, 0))
+    html = phone(state, 5, 0)
     assert html.count('class="gcbc-learned-line"') == 3
     assert html.count("gcbc-learned-line") == 3 and html.count("<strong>Honest</strong>") >= 30
