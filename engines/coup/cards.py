@@ -253,3 +253,5 @@ class CoupView(TypedDict):
     drawn: list[str]
     exchange_options: list[ExchangeOption]
     examined: Examined | None
+    my_phase: str | None
+    embezzle_gain: int | None

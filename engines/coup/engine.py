@@ -33,6 +33,13 @@ class CoupEngine(BaseEngine):
     default_timer = 10  # the rules page: the challenge/block timer defaults to 10 s
     min_players = 2
     max_players = 10
+    # A phone's own part: its cards (and those it drew or was shown) face-down, its private log lines, its moves and
+    # what their prompts and buttons need. The phase there is "my_phase" (None while the seat waits) and the
+    # almshouse "embezzle_gain" (only while it may Embezzle), so that another seat's move or answer leaves the part
+    # as it was. Everyone's coins, cards and factions, the declared action, whom the table waits for and the log
+    # are the phone's public status and part (phone_status.html, phone_public.html: the same on every phone).
+    phone_private_keys = frozenset({"hand", "drawn", "examined", "log", "my_phase", "must_coup", "embezzle_gain",
+                                    "variants"})
 
     # Every turn action is a declaration; the answers each have their own move.
     handlers = {

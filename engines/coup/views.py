@@ -32,12 +32,13 @@ def build_view(state: CoupState, seat: int | None) -> CoupView:
     pend = state["pending"]
     phase = state["phase"]
     me = players[seat] if seat is not None else None
+    legal = legal_actions(state, seat) if seat is not None else []
     view: CoupView = {
         "seat": seat,
         "phase": phase,
         "turn": state["turn"] if phase != Phase.OVER else None,
         "log": visible_log(state["log"], seat),
-        "legal": legal_actions(state, seat) if seat is not None else [],
+        "legal": legal,
         "players": state["n"],
         "awaiting": sorted(awaiting(state)),
         "outcome": state["result"],
@@ -63,6 +64,11 @@ def build_view(state: CoupState, seat: int | None) -> CoupView:
         "drawn": [],
         "exchange_options": [],
         "examined": None,
+        # What the seat's own part of the phone reads in place of public facts that change with everyone's moves
+        # (engine.phone_private_keys): the phase while this seat has a move in it (None while it waits), and
+        # what an Embezzle would take now (the almshouse's coins) while it may Embezzle.
+        "my_phase": phase if legal else None,
+        "embezzle_gain": state["almshouse"] if any(a["type"] == "embezzle" for a in legal) else None,
     }
     if me and pend and phase == Phase.EXCHANGE and pend["actor"] == seat:
         view["drawn"] = list(me["drawn"])

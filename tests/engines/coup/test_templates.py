@@ -22,6 +22,25 @@ def context(view, players, me):
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
+def own_keys(view):
+    """What a seat's own part of the phone is rendered from (``gameplay.screens``): the engine's keys of its view,
+    and of the log its own private lines alone."""
+    own = {key: value for key, value in view.items() if key in ENGINE.phone_private_keys | {"seat", "legal"}}
+    own["log"] = [line for line in own["log"] if line.get("private")]
+    return own
+
+
+def phone(state, players, seat):
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    status line and public part from the board's view, and between them the seat's own part from its own keys
+    (its own private log lines alone)."""
+    own = own_keys(ENGINE.view(state, seat))
+    public = context(ENGINE.view(state, None), players, None)
+    return "".join([render_to_string("games/coup/phone_status.html", public),
+                    render_to_string("games/coup/phone.html", context(own, players, seat)),
+                    render_to_string("games/coup/phone_public.html", public)])
+
+
 def board_text(html):
     """The board's words outside the log (log lines may name public face-up cards)."""
     return re.sub(r"<[^>]+>", " ", html)
@@ -31,7 +50,7 @@ def render_all(state, players, log_lines=False):
     """Render phone.html for every seat and board.html (and, if asked, every log line)."""
     for seat in range(players):
         view = ENGINE.view(state, seat)
-        html = render_to_string("games/coup/phone.html", context(view, players, seat))
+        html = phone(state, players, seat)
         assert "coup-phone" in html
         for action in view["legal"]:
             if action["type"] in ("challenge", "allow"):
@@ -105,10 +124,12 @@ def test_html_does_not_depend_on_what_the_viewer_cannot_know():
         if index % 20:
             continue
         for seat in (None, 0, 1):
-            template = "games/coup/board.html" if seat is None else "games/coup/phone.html"
-            html = render_to_string(template, context(ENGINE.view(state, seat), 4, seat))
             other = permute_hidden(state, seat, index)
-            assert render_to_string(template, context(ENGINE.view(other, seat), 4, seat)) == html
+            if seat is None:
+                html = render_to_string("games/coup/board.html", context(ENGINE.view(state, seat), 4, seat))
+                assert render_to_string("games/coup/board.html", context(ENGINE.view(other, seat), 4, seat)) == html
+            else:
+                assert phone(other, 4, seat) == phone(state, 4, seat)
 
 
 # ------------------------------------------------------------------ a phone lying face-up on the table
@@ -144,10 +165,10 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_own_cards():
             for seat in range(players):
                 if not state["players"][seat]["hand"]:
                     continue
-                html = render_to_string("games/coup/phone.html", context(ENGINE.view(state, seat), players, seat))
+                html = phone(state, players, seat)
                 for _ in range(2):
                     other = redeal_own_cards(state, seat, rng)
-                    again = render_to_string("games/coup/phone.html", context(ENGINE.view(other, seat), players, seat))
+                    again = phone(other, players, seat)
                     assert shown_text(again) == shown_text(html), (state["phase"], seat)
                 if ENGINE.legal_actions(state, seat):
                     phases.add(state["phase"])
@@ -179,7 +200,7 @@ def test_the_open_log_is_the_public_one_and_private_lines_lie_with_the_hand():
         seat = next(s for s in range(3) if ENGINE.legal_actions(state, s))
         state = ENGINE.apply(state, seat, {"type": "allow"})
     actor = state["pending"]["actor"]
-    html = render_to_string("games/coup/phone.html", context(ENGINE.view(state, actor), 3, actor))
+    html = phone(state, 3, actor)
     from ..peek import face_down_text, shown_text
 
     assert "You drew" not in shown_text(html) and "You drew" in face_down_text(html)
@@ -187,3 +208,33 @@ def test_the_open_log_is_the_public_one_and_private_lines_lie_with_the_hand():
     assert "Card 3 (drawn)" in face_down_text(html) and len(drawn) == 2
     assert 'data-test="return-5"' in html and 'data-test="return-6"' not in html  # C(4, 2) ways to keep two
     assert "Keep cards 1, 2" in shown_text(html)
+
+
+# ------------------------------------------------------------------ the phone's own part and its public parts
+
+
+def test_a_seats_own_part_moves_only_with_its_own_cards_and_moves():
+    """Along random games: while a seat's cards, drawn cards, shown card, private lines and moves stay as they were,
+    so does everything its own part reads (another seat's move or answer sends it nothing new); and the public parts,
+    rendered from the board's view, are the same for every seat and hold no secret."""
+    from .test_properties import steps
+
+    kept = moved = 0
+    for players, opts in ((4, {"inquisitor": True, "factions": True}), (3, {}), (5, {"rounds_to_win": 2})):
+        before = None
+        for state in steps(players, dict(ENGINE.default_options(), **opts), 60 + players):
+            now = [own_keys(ENGINE.view(state, seat)) for seat in range(players)]
+            if before is not None:
+                for old, new in zip(before, now, strict=True):
+                    mine = ("hand", "drawn", "examined", "log", "legal")
+                    if all(old[key] == new[key] for key in mine):
+                        assert old == new, {key: (old[key], new[key]) for key in old if old[key] != new[key]}
+                        kept += 1
+                    else:
+                        moved += 1
+            before = now
+            public = context(ENGINE.view(state, None), players, None)
+            html = render_to_string("games/coup/phone_status.html", public)
+            html += render_to_string("games/coup/phone_public.html", public)
+            assert "card secret" not in html and "data-peek" not in html
+    assert kept and moved
