@@ -157,18 +157,51 @@ class GunChoice(TypedDict):
     damage: int
 
 
+class MarketChoice(TypedDict):
+    """A market card the phone offers to take."""
+
+    index: int
+    kind: str
+
+
+class Target(TypedDict):
+    """A seat the phone offers to shoot, with what the table sees of it (health, equipment in play)."""
+
+    seat: int
+    health: int
+    in_play: list[Card]
+
+
+class Inspected(TypedDict):
+    """What a seat saw when it inspected another: that seat's identity then."""
+
+    seat: int
+    identity: str
+
+
+class OwnPlace(TypedDict):
+    """A seat's own place at the table as its phone's own part shows it."""
+
+    alive: bool
+
+
 class Moves(TypedDict):
-    """The legal moves grouped for the phone's buttons."""
+    """The legal moves grouped for the phone's buttons, with the public facts the buttons show (only while they
+    are offered: a phone's own part changes only when its moves do)."""
 
     keep: list[int]
     draw_deck: bool
+    deck_left: int | None
     draw_market: list[int]
+    market: list[MarketChoice]
     equip: list[int]
     inspect_card: int | None
     inspect_targets: list[int]
     shoot_guns: list[GunChoice]
     shoot_targets: list[int]
+    targets: list[Target]
     end_turn: bool
+    equipped: bool
 
 
 class HealthView(TypedDict):
@@ -199,6 +232,9 @@ class HealthView(TypedDict):
     hand: list[Card]
     learned: list[str | None]
     moves: Moves
+    step: str | None
+    own: OwnPlace | None
+    inspected: list[Inspected]
     reveal: NotRequired[Reveal]
 
 

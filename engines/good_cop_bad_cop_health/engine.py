@@ -35,6 +35,12 @@ class GoodCopBadCopHealthEngine(BaseEngine):
     title = N_("Good Cop Bad Cop (health edition)")
     min_players = 2
     max_players = 8
+    # A phone's own part: the step it takes now ("step": None while it waits), its identity as it knows it, its
+    # hand, whom it inspected and what it saw, its own private log lines, its moves with what their buttons show,
+    # whether it is still in, the variant (its goal) and how the game ended. Whose turn it is, whom the table waits
+    # for, every seat's health and equipment, the market and the public log are the phone's public status and part.
+    phone_private_keys = frozenset({"step", "identity", "identity_was", "identity_choices", "hand", "inspected",
+                                    "log", "moves", "own", "variant", "outcome", "reveal"})
 
     handlers = {
         KEEP_IDENTITY: "_keep_identity",

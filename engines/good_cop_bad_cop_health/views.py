@@ -51,23 +51,35 @@ def outcome_of(state: HealthState) -> Outcome | None:
             "teams": teams, "reveal": reveal(state)}
 
 
-def moves_of(legal: list[Action], hand: list[Card], in_play: list[Card]) -> Moves:
-    """The legal moves grouped for the phone's buttons (strongest gun first)."""
-    cards = {c["id"]: c for c in hand + in_play}
+def moves_of(state: HealthState, legal: list[Action], seat: int | None) -> Moves:
+    """The legal moves grouped for the phone's buttons (strongest gun first), with what the buttons show of the
+    table (the deck's size, the market cards, the targets' health and equipment) only while they are offered."""
+    me = state["players"][seat] if seat is not None else None
+    cards = {c["id"]: c for c in (me["hand"] + me["in_play"] if me else [])}
     shoot = [a for a in legal if a["type"] == SHOOT]
     inspect = [a for a in legal if a["type"] == INSPECT]
     guns = sorted({a["gun"] for a in shoot}, key=lambda g: (-DAMAGE[cards[g]["kind"]], g))
+    draw_deck = {"type": DRAW, "from": "deck"} in legal
+    draw_market = [a["index"] for a in legal if a["type"] == DRAW and a["from"] == "market"]
+    market = state["market"]
+    targets = sorted({a["target"] for a in shoot})
+    players = state["players"]
     return {
         "keep": [a["index"] for a in legal if a["type"] == KEEP_IDENTITY],
-        "draw_deck": {"type": DRAW, "from": "deck"} in legal,
-        "draw_market": [a["index"] for a in legal if a["type"] == DRAW and a["from"] == "market"],
+        "draw_deck": draw_deck,
+        "deck_left": len(state["deck"]) if draw_deck else None,
+        "draw_market": draw_market,
+        "market": [{"index": i, "kind": card["kind"]} for i in draw_market if (card := market[i]) is not None],
         "equip": [a["card"] for a in legal if a["type"] == EQUIP],
         "inspect_card": inspect[0]["card"] if inspect else None,
         "inspect_targets": sorted({a["target"] for a in inspect}),
         "shoot_guns": [{"id": g, "kind": cards[g]["kind"], "damage": DAMAGE[cards[g]["kind"]]}
                        for g in guns],
-        "shoot_targets": sorted({a["target"] for a in shoot}),
+        "shoot_targets": targets,
+        "targets": [{"seat": t, "health": players[t]["health"],
+                     "in_play": [public_card(c) for c in players[t]["in_play"]]} for t in targets],
         "end_turn": {"type": END_TURN} in legal,
+        "equipped": bool(legal) and state["equipped"],
     }
 
 
@@ -103,7 +115,13 @@ def build_view(state: HealthState, seat: int | None) -> HealthView:
         "identity_choices": list(me["choices"]) if me and me["choices"] else None,
         "hand": [public_card(c) for c in sorted(me["hand"], key=lambda c: c["id"])] if me else [],
         "learned": list(me["learned"]) if me else [None] * state["n"],
-        "moves": moves_of(legal, me["hand"] if me else [], me["in_play"] if me else []),
+        "moves": moves_of(state, legal, seat),
+        # The phone's own part (engine.phone_private_keys): the step this seat takes now (None while it waits: the
+        # table's phase is the public status's), and its own place.
+        "step": state["phase"] if legal else None,
+        "own": {"alive": me["alive"]} if me else None,
+        "inspected": [{"seat": s, "identity": found} for s, found in enumerate(me["learned"]) if found and s != seat]
+        if me else [],
     }
     if outcome is not None:
         view["reveal"] = outcome["reveal"]

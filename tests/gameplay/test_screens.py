@@ -285,3 +285,30 @@ def test_at_good_cop_bad_cop_a_move_that_leaves_another_seats_own_situation_alon
         assert "pv-head" in frame["f"]
     assert len({frame["f"]["pv-head"] for frame in frames}) == 1
     assert "data-peek" not in frames[0]["f"]["pv-head"]
+
+
+def test_at_the_health_edition_a_turn_step_sends_no_own_part_to_the_seats_that_wait(table_with):
+    """The seat on turn draws (the table's phase moves from draw to act): the seats that wait keep their own part."""
+    table, people = table_with(4, engine="good_cop_bad_cop_health")
+    game = start(table, people[0])
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    sockets = [socket_of(person, "phone", "en") for person in people]
+    for _ in range(8):  # past the identities kept, to a draw
+        game.refresh_from_db()
+        if game_state(game)["phase"] == "draw":
+            break
+        one_move(game, people, table)
+    assert game_state(game)["phase"] == "draw"
+    table.refresh_from_db()
+    for socket in sockets:
+        screens.push_frame(table.pk, table.code, table.revision, socket)
+    (mover,) = awaited_movers(game)
+    one_move(game, people, table)
+    game.refresh_from_db()
+    assert game_state(game)["phase"] == "act"
+    table.refresh_from_db()
+    frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+    for seat, frame in enumerate(frames):
+        assert ("pv-seat" in frame["f"]) == (seat == mover), (seat, sorted(frame["f"]))
+        assert "pv-head" in frame["f"]

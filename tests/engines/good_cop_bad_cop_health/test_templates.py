@@ -27,6 +27,18 @@ def context(state, seat):
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
+def phone(state, seat):
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    status line and public part from the board's view, and between them the seat's own part from its own keys
+    (its own private log lines alone)."""
+    own = context(state, seat)
+    own["view"] = {key: value for key, value in own["view"].items()
+                   if key in ENGINE.phone_private_keys | {"seat", "legal"}}
+    own["view"]["log"] = [line for line in own["view"]["log"] if line.get("private")]
+    public = context(state, None)
+    return "".join([render_to_string(T + "phone_status.html", public),
+                    render_to_string(T + "phone.html", own),
+                    render_to_string(T + "phone_public.html", public)])
 
 
 def text_of(html):
@@ -42,12 +54,12 @@ def test_phone_board_and_log_lines_render(players):
         assert "Player0" in board
         for seat in range(players):
             ctx = context(state, seat)
-            phone = render_to_string(T + "phone.html", ctx)
-            assert "Your hand" in phone
+            phone_html = phone(state, seat)
+            assert "Your hand" in phone_html
             if ctx["view"]["legal"] and ctx["view"]["phase"] == "draw":
-                assert 'data-test="draw-deck"' in phone or 'data-test="draw-market-' in phone
+                assert 'data-test="draw-deck"' in phone_html or 'data-test="draw-market-' in phone_html
             if ctx["view"]["moves"]["end_turn"]:
-                assert 'data-test="end-turn"' in phone
+                assert 'data-test="end-turn"' in phone_html
     # The final log holds every public line, and each seat's view adds its private ones.
     seen_events = set()
     for seat in [None, *range(players)]:
@@ -75,10 +87,10 @@ def test_shoot_buttons_carry_test_ids_and_strongest_gun_first():
     give(state, 0, "magnum_44", "in_play")
     give(state, 0, "inspection")
     state = at_act(state)
-    phone = render_to_string(T + "phone.html", context(state, 0))
-    assert 'data-test="shoot-2"' in phone and 'data-test="shoot-2-revolver_38"' in phone
-    assert 'data-gun="magnum_44" data-test="shoot-2"' in phone
-    assert 'data-test="inspect-3"' in phone and 'data-test="end-turn"' in phone
+    html = phone(state, 0)
+    assert 'data-test="shoot-2"' in html and 'data-test="shoot-2-revolver_38"' in html
+    assert 'data-gun="magnum_44" data-test="shoot-2"' in html
+    assert 'data-test="inspect-3"' in html and 'data-test="end-turn"' in html
 
 
 def test_identity_change_notice_on_the_phone_only():
@@ -91,9 +103,9 @@ def test_identity_change_notice_on_the_phone_only():
     give(state, 0, "flawless_shot", "in_play")
     state["players"][1]["health"] = 1
     state = ENGINE.apply(at_act(state), 0, {"type": "shoot", "gun": gun["id"], "target": 1})
-    phone = render_to_string(T + "phone.html", context(state, 0))
-    assert 'data-test="identity-changed"' in phone
-    assert 'data-identity="good"' in phone
+    html = phone(state, 0)
+    assert 'data-test="identity-changed"' in html
+    assert 'data-identity="good"' in html
     board = render_to_string(T + "board.html", context(state, None))
     assert "identity-changed" not in board and "Your identity changed" not in board
 
@@ -110,9 +122,15 @@ def test_board_and_phone_html_do_not_depend_on_hidden_facts(players):
             if player["alive"] and player["identity"]:
                 marker = f'data-identity="{player["identity"]}"'
                 assert marker not in board, f"seat {p}'s identity on the board"
+        # The phone's public status and part are the same on every phone: no more than the board may show.
+        parts = ("phone_status.html", "phone_public.html")
+        shared = "".join(render_to_string(T + name, context(state, None)) for name in parts)
+        assert "data-identity" not in shared and "data-peek" not in shared
+        other = scramble(state, None, rng)
+        assert "".join(render_to_string(T + name, context(other, None)) for name in parts) == shared
         seat = rng.randrange(players)
-        phone = render_to_string(T + "phone.html", context(state, seat))
-        assert render_to_string(T + "phone.html", context(scramble(state, seat, rng), seat)) == phone
+        html = phone(state, seat)
+        assert phone(scramble(state, seat, rng), seat) == html
 
 
 # ------------------------------------------------------------------ a phone lying face-up on the table
@@ -145,8 +163,8 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_identity(players):
         for seat in range(players):
             if not state["players"][seat]["alive"]:
                 continue  # an eliminated seat's identity is public
-            html = render_to_string(T + "phone.html", context(state, seat))
-            again = render_to_string(T + "phone.html", context(other_identity(state, seat), seat))
+            html = phone(state, seat)
+            again = phone(other_identity(state, seat), seat)
             assert shown_text(again) == shown_text(html), (state["phase"], seat)
 
 
@@ -159,7 +177,7 @@ def test_a_bonus_card_never_shows_in_the_open_log():
     state["log"].append({"event": "bonus", "identity": "bad"})
     state["log"].append({"event": "bonus_card", "seat": 0, "kind": "vest", "private": True, "to": 0})
     state["players"][0]["hand"].append({"id": 999, "kind": "vest"})
-    html = render_to_string(T + "phone.html", context(state, 0))
+    html = phone(state, 0)
     assert "Your bonus card" not in shown_text(html) and "Your bonus card" in face_down_text(html)
     assert "Every living Bad Cop draws one card" in shown_text(html)
 
@@ -174,7 +192,7 @@ def test_equip_buttons_name_a_number_not_a_card():
     give(state, 0, "inspection")
     give(state, 0, "magnum_44")
     state = at_act(state)
-    html = render_to_string(T + "phone.html", context(state, 0))
+    html = phone(state, 0)
     shown, folded = shown_text(html), face_down_text(html)
     view = ENGINE.view(state, 0)
     equippable = [i + 1 for i, c in enumerate(view["hand"]) if c["id"] in view["moves"]["equip"]]
@@ -217,7 +235,7 @@ def other_hands(size, rng):
 def shown_phone(state, seat):
     from ..peek import shown_text
 
-    return shown_text(render_to_string(T + "phone.html", context(state, seat)))
+    return shown_text(phone(state, seat))
 
 
 @pytest.mark.parametrize("equipped", [False, True])
