@@ -219,5 +219,6 @@ class GameView(TypedDict):
     silent: bool
     reveal: Reveal | None
     own: OwnView | None
+    step: Phase | None
     picks: dict[str, list[dict[str, Any]]]
     revive: list[dict[str, Any]]

@@ -25,11 +25,12 @@ class GoodCopBadCopEngine(BaseEngine):
     title = N_("Good Cop Bad Cop")
     min_players = 4
     max_players = 8
-    # A phone's own part: its own cards, life and gun ("own"), team, equipment, what it learned and its own
-    # private log lines, its moves and what their buttons need ("playable", "picks", "revive"), whether a silent
-    # window is open (its play fold) and how the game ended. Whom the table waits for, the Lead Investigator,
-    # every seat's cards, guns and wounds and the public log are the phone's public status and part.
-    phone_private_keys = frozenset({"phase", "silent", "own", "team", "hand", "learned", "log", "playable",
+    # A phone's own part: the step it takes now ("step": None while it waits), its own cards, life and gun ("own"),
+    # team, equipment, what it learned and its own private log lines, its moves and what their buttons need
+    # ("playable", "picks", "revive"), whether a silent window is open (its play fold) and how the game ended.
+    # Whom the table waits for, the Lead Investigator, every seat's cards, guns and wounds and the public log are
+    # the phone's public status and part.
+    phone_private_keys = frozenset({"step", "silent", "own", "team", "hand", "learned", "log", "playable",
                                     "picks", "revive", "outcome"})
 
     def option_specs(self) -> list[dict[str, Any]]:

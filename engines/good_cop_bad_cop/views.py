@@ -105,6 +105,10 @@ def build_view(state: GameState, seat: int | None) -> GameView:
         "reveal": outcome["reveal"] if outcome else None,
         # The seat's own part of the phone (engine.phone_private_keys): its place, and what its moves need.
         "own": own(state, seat),
+        # The step this seat takes now: the phase while it has moves (or a silent window is open, alike for every
+        # seat), else None: a seat that waits keeps its own part while the table's phase moves on.
+        "step": None if seat is None or not (legal or silent(state)) else (
+            Phase.OVER if over or frame is None else PHASES[frame["kind"]]),
         "picks": picks(legal),
         "revive": revivals(state, legal),
     }
