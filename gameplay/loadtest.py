@@ -411,6 +411,8 @@ class Screen:
         self.reached: list[tuple[int, float]] = []  # (revision, when) each time ``shown`` rose; the last few
         self.fetching = False
         self.again = False
+        self.posting = False  # this phone's own tap is on its way (table.js: a request of the page in flight)
+        self.waiting: dict | None = None  # a frame that came meanwhile, used after the answer if still newer
         self.chased: dict[int, int] = {}
         self.ws: aiohttp.ClientWebSocketResponse | None = None
         self.moves = 0
@@ -489,7 +491,8 @@ class Screen:
     def heard(self, revision: int) -> None:
         if revision > self.known:
             self.known = revision
-            self.refresh()
+            if not self.posting:  # htmx drops a refetch while the tap is on its way (hx-sync "drop")
+                self.refresh()
 
     def refresh(self) -> None:
         """Fetch the partial; while one is in flight, one more fetch follows it."""
@@ -595,6 +598,13 @@ class Screen:
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("v"), int):
             return
+        self._apply(frame)
+
+    def _apply(self, frame: dict) -> None:
+        """A frame as table.js takes it: its fragments swapped in, or the number heard (refetch if newer)."""
+        if self.posting and isinstance(frame.get("f"), dict):
+            self.waiting = frame  # table.js waits for the tap's answer, then uses it only if still newer
+            return
         if self.is_board and isinstance(frame.get("f"), dict):  # the tool holds the public partial, not the drawer
             frame = {"v": frame["v"], **{key: {k: v for k, v in frame[key].items() if k == "public-view"}
                                           for key in ("f", "t") if isinstance(frame.get(key), dict)}}
@@ -631,10 +641,18 @@ class Screen:
         data = [(k, move_id if k == "move_id" else v) for k, v in fill_move_form(form, page, rng)]
         if not any(k == "move_id" for k, _ in data):
             data.append(("move_id", move_id))
-        figures = self.run.figures
         sent = time.monotonic()
-        answer = await self.request("move POST", "POST", form.action, data)
-        now = time.monotonic()
+        self.posting = True
+        try:
+            answer = await self.request("move POST", "POST", form.action, data)
+            self._answered(answer, sent, time.monotonic())
+        finally:
+            self.posting = False
+            self._settled()
+
+    def _answered(self, answer: tuple[int, bytes] | None, sent: float, now: float) -> None:
+        """The tap's answer swapped in (refusals too: the fresh panel with its note), and its figures."""
+        figures = self.run.figures
         measured = figures.measured(sent)
         if measured:
             figures.attempted += 1
@@ -644,7 +662,7 @@ class Screen:
         if measured:
             figures.post.append(now - sent)
         if status in (200, 400, 409):
-            self.show(body, now)  # htmx swaps refusals too: the fresh panel with its note
+            self.show(body, now)
         if status == 200:
             found = REVISION.search(body)
             if found is not None:
@@ -654,6 +672,15 @@ class Screen:
                 figures.refusals[str(status)] += 1
         else:
             figures.error(f"move POST HTTP {status_kind(status)}")
+
+    def _settled(self) -> None:
+        """After the tap's answer (table.js ``htmx:afterSettle``): a frame that waited is used if still newer,
+        and a panel older than the newest number heard is fetched again."""
+        waiting, self.waiting = self.waiting, None
+        if waiting is not None and waiting["v"] > self.shown:
+            self._apply(waiting)
+        if self.known > self.shown:
+            self.refresh()
 
     async def deal_next(self) -> bool:
         """The host's "Play again" (or "Start") between games, as a plain form POST; True if it was there."""

@@ -53,24 +53,38 @@ MODERATOR_ROOT = "moderator-view"
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who looks at a screen: a browser's player and seat links (from its session), language, CSRF token.
+    """Who looks at a screen: a browser's player and seat links (from its session), language, CSRF.
 
-    ``csrf_token``: a token for the browser's CSRF cookie ("" when it holds none: its forms cannot post,
-    so a push leaves such a page to refetch). ``base_url``: where phones on this Wi-Fi reach the server.
+    ``csrf``: a request's CSRF token (``masked``), or a socket's CSRF cookie secret, masked only when a form
+    is drawn (:attr:`csrf_token`). ``base_url``: where phones on this Wi-Fi reach the server.
     """
 
     player_id: int | None
     devices: dict[str, str]
     language: str
-    csrf_token: str
     base_url: str
+    csrf: str = ""
+    masked: bool = False
+
+    @cached_property
+    def csrf_token(self) -> str:
+        """A token for this browser's CSRF cookie ("" when it holds none: its forms cannot post)."""
+        return self.csrf if self.masked else csrf_token_for(self.csrf)
+
+    @property
+    def can_post(self) -> bool:
+        return bool(self.csrf) if self.masked else _valid_secret(self.csrf)
 
 
 def viewer_of_request(request: HttpRequest) -> Viewer:
     """The viewer of a page or htmx request (its CSRF token as Django makes one for the page)."""
     return Viewer(player_id=player_id_of(request=request), devices=session_devices(request.session),
-                  language=translation.get_language(), csrf_token=get_token(request),
-                  base_url=lan_base_url(request))
+                  language=translation.get_language(), base_url=lan_base_url(request), csrf=get_token(request),
+                  masked=True)
+
+
+def _valid_secret(secret: str) -> bool:
+    return len(secret) == CSRF_SECRET_LENGTH and all(c in CSRF_ALLOWED_CHARS for c in secret)
 
 
 def csrf_token_for(secret: str) -> str:
@@ -79,9 +93,7 @@ def csrf_token_for(secret: str) -> str:
     A push has no request to hand ``get_token``; the mask is Django's own, so CsrfViewMiddleware takes it
     (tests/gameplay/test_screens.py posts a move with one).
     """
-    if len(secret) != CSRF_SECRET_LENGTH or any(c not in CSRF_ALLOWED_CHARS for c in secret):
-        return ""
-    return _mask_cipher_secret(secret)
+    return _mask_cipher_secret(secret) if _valid_secret(secret) else ""
 
 
 def viewer_of_session(session_key: str | None, *, language: str, csrf_secret: str, url: str) -> Viewer | None:
@@ -93,8 +105,8 @@ def viewer_of_session(session_key: str | None, *, language: str, csrf_secret: st
     player_id = data.get(SESSION_KEY)
     if not isinstance(player_id, int) or isinstance(player_id, bool):
         player_id = None
-    return Viewer(player_id=player_id, devices=session_devices(data), language=language,
-                  csrf_token=csrf_token_for(csrf_secret), base_url=url)
+    return Viewer(player_id=player_id, devices=session_devices(data), language=language, base_url=url,
+                  csrf=csrf_secret)
 
 
 def digest(value: Any) -> str:
@@ -299,10 +311,13 @@ class TableNow:
             if "log" in view:  # an own part's log is the seat's own lines (cards drawn, shown): never the public ones
                 view["log"] = [line for line in view["log"] if not is_public(line)]
             version = game.version if view.get("legal") and not game.window else None
+            window = game.window if view.get("legal") else ""  # only a form carries it
+        else:
+            window = game.window
         split = engine.phone_private_keys is not None
         made = self._contexts[seat, own] = {
             "view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat, "version": version,
-            "window": game.window,
+            "window": window,
             "phone_template": f"games/{game.engine}/phone.html",
             "status_template": f"games/{game.engine}/phone_status.html" if split else "",
             "public_template": f"games/{game.engine}/phone_public.html" if split else "",
@@ -312,7 +327,7 @@ class TableNow:
 
 
 # The game row's public facts a seat's own part shows (the wait button, the host's controls).
-SEAT_GAME_KEYS = ("engine", "over", "silent", "paused", "timer_seconds", "deadline_ms")
+SEAT_GAME_KEYS = ("engine", "over", "silent", "paused", "timer_seconds")
 
 
 # ---- The phone panel ---------------------------------------------------------------------------------
@@ -342,12 +357,11 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     is_host = viewer.player_id is not None and viewer.player_id == table.host_id
     awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
                and not info["paused"])
+    game = {key: info[key] for key in SEAT_GAME_KEYS}
     mine = Fragment("pv-seat", "gameplay/_phone_seat.html", {
-        "table": _table(table), "game": {key: info[key] for key in SEAT_GAME_KEYS}, "game_seat": seat, "ctx": ctx,
-        "is_host": is_host, "awaited": awaited,
+        "table": _table(table), "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited,
         "moved_away": seat is None and moved_away(running, viewer.player_id, viewer.devices),
-        "asleep": now.asleep if is_host else [], "move_url": reverse("move", args=[table.code]),
-        "night": now.night if is_host else None,
+        "move_url": reverse("move", args=[table.code]),
     }, tokens=True)
     parts = [head, mine]
     if seat is not None and board["public_template"]:
@@ -355,6 +369,12 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
             "template": board["public_template"], "view": board["view"], "seats": board["seats"],
             "names": board["names"], "log_template": board["log_template"],
         }, public=True))
+    if seat is not None or is_host:
+        parts.append(Fragment("pv-tools", "gameplay/_phone_tools.html", {
+            "table": _table(table), "game": game, "game_seat": seat, "is_host": is_host,
+            "seats": board["seats"] if is_host else [], "asleep": now.asleep if is_host else [],
+            "night": now.night if is_host else None,
+        }, tokens=True))
     if seat is not None:
         parts.append(Fragment("pv-reference", "gameplay/_phone_reference.html", {
             "engine": running.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
@@ -419,7 +439,7 @@ def _shape(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
 def _screen_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
     """A screen's entity tag: its shell and every fragment's tag (the revision left out), and whether its
     forms can post (a CSRF token)."""
-    return f'"{digest([_shape(shell, parts, viewer), [p.tag for p in parts], bool(viewer.csrf_token)])}"'
+    return f'"{digest([_shape(shell, parts, viewer), [p.tag for p in parts], viewer.can_post])}"'
 
 
 # ---- The board and the moderator's drawer -------------------------------------------------------------
@@ -509,7 +529,7 @@ class TableRound:
         """
         viewer = viewer_of_session(socket.session_key, language=socket.language, csrf_secret=socket.csrf_secret,
                                    url=socket.url)
-        if viewer is None or (socket.kind == "phone" and not viewer.csrf_token):
+        if viewer is None or (socket.kind == "phone" and not viewer.can_post):
             socket.sent = {}
             return {"v": self.revision}
         with translation.override(viewer.language):
