@@ -410,15 +410,27 @@ def phone_tag(now: TableNow, viewer: Viewer) -> tuple[str | None, dict, list[Fra
 
 
 def phone_screen(now: TableNow, viewer: Viewer, *, note: str = "",
-                 made: tuple[str | None, dict, list[Fragment]] | None = None) -> Screen:
+                 made: tuple[str | None, dict, list[Fragment]] | None = None,
+                 shared: TableRound | None = None) -> Screen:
     """A phone's panel (the page's ``#private-view``) for this viewer, with a note above it if given.
 
     ``made``: what :func:`phone_tag` gave for this viewer and table (the caller checked the tag first).
+    ``shared``: the push of this revision, whose public fragments this answer uses (and renders for it).
     """
     tag, shell, parts = made if made is not None else phone_tag(now, viewer)
     with translation.override(viewer.language):
-        html = _panel_html(now, viewer, shell, parts, note=note)
+        html = _panel_html(now, viewer, shell, shared.shared(parts) if shared is not None else parts, note=note)
     return Screen(html, now.revision, tag)
+
+
+def move_answer(table_id: int, revision: int, viewer: Viewer, *, note: str = "") -> Screen | None:
+    """The panel that answers a move which made ``revision``, drawn from that revision's push: the rows read
+    once for the answer and the push, and its public fragments rendered once for both (None: the table is
+    gone)."""
+    found = ROUNDS_OF_THIS_PROCESS.at(table_id, None, revision)
+    if found is None:
+        return None
+    return phone_screen(found.now, viewer, note=note, shared=found)
 
 
 def _panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment], *, note: str = "") -> SafeString:
@@ -572,19 +584,21 @@ class _Rounds:
         self._rounds: OrderedDict[tuple[int, str], TableRound] = OrderedDict()
         self._lock = threading.Lock()
 
-    def at(self, table_id: int, code: str, revision: int) -> TableRound | None:
-        """The push of the table at ``revision`` or newer: read once, then shared by its sockets. Keyed by the
-        code too: a database made anew (tests) gives old ids to new tables, never an old code."""
-        key = (table_id, code)
-        with self._lock:
-            found = self._rounds.get(key)
-            if found is not None:
-                self._rounds.move_to_end(key)
-        if found is not None and found.revision >= revision:
-            return found
+    def at(self, table_id: int, code: str | None, revision: int) -> TableRound | None:
+        """The push of the table at ``revision`` or newer: read once, then shared by its sockets (and the answer
+        to the move that made it). Keyed by the code too (None: the one read): a database made anew (tests)
+        gives old ids to new tables, never an old code."""
+        if code is not None:
+            with self._lock:
+                found = self._rounds.get((table_id, code))
+                if found is not None:
+                    self._rounds.move_to_end((table_id, code))
+            if found is not None and found.revision >= revision:
+                return found
         now = TableNow.read(table_id)
-        if now is None or now.table.code != code:
+        if now is None or (code is not None and now.table.code != code):
             return None
+        key = (table_id, now.table.code)
         made = TableRound(now)
         with self._lock:
             current = self._rounds.get(key)

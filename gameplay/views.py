@@ -32,6 +32,7 @@ from gameplay.screens import (
     Viewer,
     board_screen,
     moderator_screen,
+    move_answer,
     phone_screen,
     phone_tag,
     viewer_of_request,
@@ -210,7 +211,9 @@ def respond(request: HttpRequest, table: Table, note: str, status: int, game: Ga
     ``game``: the table's latest game row as the move left it (with ``table.revision`` its revision).
     """
     if request.htmx:
-        screen = phone_screen(TableNow(table, game), _viewer(request, table), note=note)
+        viewer = _viewer(request, table)
+        answer = move_answer(table.pk, table.revision, viewer, note=note) if game is not None else None
+        screen = answer or phone_screen(TableNow(table, game), viewer, note=note)
         return HttpResponse(screen.html, status=status)
     if note:
         messages.error(request, note)
