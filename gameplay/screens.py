@@ -423,13 +423,11 @@ def phone_screen(now: TableNow, viewer: Viewer, *, note: str = "",
     return Screen(html, now.revision, tag)
 
 
-def move_answer(table_id: int, revision: int, viewer: Viewer, *, note: str = "") -> Screen | None:
-    """The panel that answers a move which made ``revision``, drawn from that revision's push: the rows read
-    once for the answer and the push, and its public fragments rendered once for both (None: the table is
-    gone)."""
-    found = ROUNDS_OF_THIS_PROCESS.at(table_id, None, revision)
-    if found is None:
-        return None
+def move_answer(table: Table, game: Game, viewer: Viewer, *, note: str = "") -> Screen:
+    """The panel that answers a move, drawn from the push of the revision it made: the rows the move left
+    (``table`` with that revision, ``game`` as the move saved it), read no more for the answer and every
+    socket of this process, and its public fragments rendered once for both."""
+    found = ROUNDS_OF_THIS_PROCESS.offer(TableRound(TableNow(table, game)))
     return phone_screen(found.now, viewer, note=note, shared=found)
 
 
@@ -584,26 +582,29 @@ class _Rounds:
         self._rounds: OrderedDict[tuple[int, str], TableRound] = OrderedDict()
         self._lock = threading.Lock()
 
-    def at(self, table_id: int, code: str | None, revision: int) -> TableRound | None:
-        """The push of the table at ``revision`` or newer: read once, then shared by its sockets (and the answer
-        to the move that made it). Keyed by the code too (None: the one read): a database made anew (tests)
-        gives old ids to new tables, never an old code."""
-        if code is not None:
-            with self._lock:
-                found = self._rounds.get((table_id, code))
-                if found is not None:
-                    self._rounds.move_to_end((table_id, code))
-            if found is not None and found.revision >= revision:
-                return found
+    def at(self, table_id: int, code: str, revision: int) -> TableRound | None:
+        """The push of the table at ``revision`` or newer: read once, then shared by its sockets. Keyed by the
+        code too: a database made anew (tests) gives old ids to new tables, never an old code."""
+        key = (table_id, code)
+        with self._lock:
+            found = self._rounds.get(key)
+            if found is not None:
+                self._rounds.move_to_end(key)
+        if found is not None and found.revision >= revision:
+            return found
         now = TableNow.read(table_id)
-        if now is None or (code is not None and now.table.code != code):
+        if now is None or now.table.code != code:
             return None
-        key = (table_id, now.table.code)
-        made = TableRound(now)
+        return self.offer(TableRound(now))
+
+    def offer(self, made: TableRound) -> TableRound:
+        """``made``, kept as its table's push unless one as new is kept already (then that one)."""
+        key = (made.now.table.pk, made.now.table.code)
         with self._lock:
             current = self._rounds.get(key)
-            if current is None or current.revision < made.revision:
-                self._rounds[key] = made
+            if current is not None and current.revision >= made.revision:
+                return current
+            self._rounds[key] = made
             while len(self._rounds) > ROUNDS:
                 self._rounds.popitem(last=False)
         return made

@@ -212,8 +212,10 @@ def respond(request: HttpRequest, table: Table, note: str, status: int, game: Ga
     """
     if request.htmx:
         viewer = _viewer(request, table)
-        answer = move_answer(table.pk, table.revision, viewer, note=note) if game is not None else None
-        screen = answer or phone_screen(TableNow(table, game), viewer, note=note)
+        if game is not None:
+            screen = move_answer(table, game, viewer, note=note)
+        else:
+            screen = phone_screen(TableNow(table), viewer, note=note)
         return HttpResponse(screen.html, status=status)
     if note:
         messages.error(request, note)

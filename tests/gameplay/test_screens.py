@@ -52,6 +52,17 @@ def htmx_get(guest: Guest | None, path: str, language: str) -> str:
     return answer.content.decode()
 
 
+def phones_open(table, people: list[Guest]) -> list[screens.Socket]:
+    """Every phone's page loaded (its cookies set) and its socket sent its first frame (the whole panel)."""
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    sockets = [socket_of(person, "phone", "en") for person in people]
+    table.refresh_from_db()
+    for socket in sockets:
+        screens.push_frame(table.pk, table.code, table.revision, socket)
+    return sockets
+
+
 def one_move(game: Game, people: list[Guest], table) -> None:
     mover = awaited_movers(game)[0]
     answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
@@ -98,12 +109,7 @@ def test_a_vote_sends_the_public_head_to_every_phone_and_a_private_fragment_to_t
     game = start(table, people[0])
     (leader,) = awaited_movers(game)
     people[leader].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, leader)[0]))
-    for person in people:
-        person.get(f"/t/{table.code}/")
-    sockets = [socket_of(person, "phone", "en") for person in people]
-    table.refresh_from_db()
-    for socket in sockets:
-        screens.push_frame(table.pk, table.code, table.revision, socket)
+    sockets = phones_open(table, people)
     game.refresh_from_db()
     voter = awaited_movers(game)[0]
     people[voter].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, voter)[0]))
@@ -224,12 +230,7 @@ def test_a_coup_move_or_answer_sends_no_own_part_to_a_seat_whose_cards_and_moves
     sends the own part to the one who answered alone."""
     table, people = table_with(4, engine="coup")
     game = start(table, people[0])
-    for person in people:
-        person.get(f"/t/{table.code}/")
-    sockets = [socket_of(person, "phone", "en") for person in people]
-    table.refresh_from_db()
-    for socket in sockets:
-        screens.push_frame(table.pk, table.code, table.revision, socket)
+    sockets = phones_open(table, people)
 
     def frames_after(seat: int, action: dict) -> list[dict]:
         game.refresh_from_db()
@@ -269,12 +270,7 @@ def test_at_good_cop_bad_cop_a_move_that_leaves_another_seats_own_situation_alon
     game = start(table, people[0])
     arranging = awaited_movers(game)
     assert len(arranging) == 4 and all(a["type"] == "arrange" for a in legal(game, arranging[0]))
-    for person in people:
-        person.get(f"/t/{table.code}/")
-    sockets = [socket_of(person, "phone", "en") for person in people]
-    table.refresh_from_db()
-    for socket in sockets:
-        screens.push_frame(table.pk, table.code, table.revision, socket)
+    sockets = phones_open(table, people)
     mover = arranging[0]
     answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
     assert answer.status_code == 200, answer.content[:300]
