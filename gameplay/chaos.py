@@ -530,7 +530,7 @@ def lobby_probe(ports: dict[str, int], code: str, timeout: float = 20.0) -> list
 # --------------------------------------------------------------------------- local servers
 
 
-def _stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
+def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
     """SIGCONT (a stopped process cannot act on SIGTERM), SIGTERM, then SIGKILL after ``timeout``."""
     if process.poll() is not None:
         return
@@ -589,7 +589,7 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.process is not None:
-            _stop_process(self.process)
+            stop_process(self.process)
 
 
 class DaphneServer:
@@ -645,7 +645,7 @@ class DaphneServer:
 
     def stop(self) -> None:
         if self.process is not None:
-            _stop_process(self.process)
+            stop_process(self.process)
 
 
 @dataclass

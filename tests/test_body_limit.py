@@ -18,6 +18,7 @@ from channels.testing import ApplicationCommunicator, HttpCommunicator
 
 from config.asgi import application
 from config.body_limit import MAX_BODY_BYTES, BodyLimit, declared_length
+from gameplay.chaos import stop_process
 
 LIMIT = 1000
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,12 +161,7 @@ def daphne(tmp_path: Path):
                 time.sleep(0.2)
         yield port
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:  # a loaded machine: stop it anyway
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process, timeout=20)  # a loaded machine: stopped anyway after 20 s
 
 
 def _status_line(conn: socket.socket) -> bytes:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from gameplay.chaos import stop_process
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -62,12 +64,7 @@ def server(tmp_path: Path) -> Iterator[tuple[int, int, dict[str, str], Path]]:
                 time.sleep(0.1)
         yield port, process.pid, env, log_path
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process)
 
 
 @pytest.mark.parametrize("pull", [False, True], ids=["pushed-partials", "pull"])

@@ -35,6 +35,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from gameplay.chaos import stop_process
+
 HOST = "127.0.0.1"
 PASSWORD = "a-long-Passw0rd!"
 FULL_WIDTH_AMY = "\uff41\uff4d\uff59"  # "amy", full width
@@ -221,12 +223,7 @@ class Command(BaseCommand):
             try:
                 results = self._attacks(process, port)
             finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=10)
+                stop_process(process)
         for part, rows in results.items():
             self.stdout.write(part)
             for key, value in rows.items():

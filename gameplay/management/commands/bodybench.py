@@ -22,6 +22,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from gameplay.chaos import stop_process
+
 HOST = "127.0.0.1"
 SLICE = 1024 * 1024
 
@@ -163,9 +165,4 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps({"rest_mib": round(rest), "settled_mib": round(settled), "rounds": rows}))
         finally:
             if process is not None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=10)
+                stop_process(process)
