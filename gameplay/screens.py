@@ -3,11 +3,12 @@
 A screen is built from the rows it needs (:class:`TableNow`: the table, its latest game and its
 seats, read once) and from who looks (:class:`Viewer`: judged from the session as it is now), and
 is made of fragments: parts of the page with an element id, each rendered from a context of plain
-data and nothing else. A fragment's tag is the digest of that context, so what a fragment shows
-can change only when its tag does. The page view, the htmx GET and the socket push all call these
-functions: a pushed fragment is byte for byte what the GET shows (but for the per-render tokens,
-:data:`TOKENS`). A push (:class:`TableRound`) renders a public fragment once per table revision and
-language for every screen of the table, and a seat's own fragment only when its tag moved.
+data and nothing else. A fragment's tag is the digest of that context (a public fragment's, of its
+bytes), so what a fragment shows can change only when its tag does. The page view, the htmx GET and
+the socket push all call these functions: a pushed fragment is byte for byte what the GET shows (but
+for the per-render tokens: the CSRF token, a fresh mask of the same secret, and a move form's id).
+A push (:class:`TableRound`) renders a public fragment once per table revision and language for
+every screen of the table, and a seat's own fragment only when its tag moved.
 """
 
 from __future__ import annotations
@@ -43,9 +44,6 @@ from lobby.models import Player, Table
 from lobby.network import lan_base_url
 from lobby.services import SESSION_KEY, player_id_of
 
-# Context keys that differ on every render and are never part of a tag: the CSRF token (a fresh mask of
-# the same secret) and a move form's id (a double tap repeats it, never a move).
-TOKENS = ("csrf_token", "move_id")
 PHONE_ROOT = "private-view"
 BOARD_ROOT = "public-view"
 MODERATOR_ROOT = "moderator-view"
