@@ -1,14 +1,13 @@
 """What the lobby part of a table's pages shows: seats, settings, timers, the join link and its QR.
 
 The phone page (``gameplay.views``) shows ``templates/lobby/_table.html`` before and between
-games with :func:`table_lobby`; the board shows the join link and seats with :func:`join_link`
+games with :func:`table_lobby`; the board shows the join link and seats with :func:`join_link_for`
 and :func:`seat_names`; the moderator's controls on the board (``gameplay.moderator``) use
 :func:`host_seats` and :func:`host_settings`. Everything here is read from lobby rows; nothing knows about games.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext
 
@@ -16,7 +15,7 @@ from engines.registry import ENGINES, get_engine
 from lobby.forms import NicknameForm, option_fields, timer_choices
 from lobby.groups import group_choices_of
 from lobby.models import Player, Table
-from lobby.network import lan_base_url, qr_svg
+from lobby.network import qr_svg
 
 
 def is_host(player: Player | None, table: Table) -> bool:
@@ -31,13 +30,9 @@ def table_info(table: Table) -> dict:
             "timer_seconds": table.timer_seconds, "revision": table.revision}
 
 
-def join_link(request: HttpRequest, table: Table) -> dict:
-    """The table's join link for phones on this Wi-Fi, as text and as a QR code."""
-    return join_link_for(lan_base_url(request), table)
-
-
 def join_link_for(base_url: str, table: Table) -> dict:
-    """:func:`join_link` from the server's address for phones on this Wi-Fi (``lobby.network.lan_base_url``)."""
+    """The table's join link for phones on this Wi-Fi, as text and as a QR code, from the server's address
+    for them (``lobby.network.lan_base_url``)."""
     url = base_url + reverse("table", args=[table.code])
     return {"join_url": url, "join_qr": qr_svg(url)}
 
