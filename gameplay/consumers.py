@@ -30,10 +30,10 @@ from django.utils import translation
 from config import limits
 from gameplay import presence, screens
 from gameplay.seats import session_devices
-from lobby import notify
+from lobby import known_tables, notify
 from lobby.models import Table
 from lobby.network import lan_base_url_for
-from lobby.services import SESSION_KEY
+from lobby.services import session_player_id
 
 logger = logging.getLogger(__name__)
 
@@ -146,13 +146,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         this browser does not know, known code or not; a table it opened before, or whose player sits
         at it or hosts it, stays open to it (``lobby.known_tables``: the limit slows guessing, not play).
         """
-        from lobby import known_tables
-
         client = self.scope.get("client") or ("0.0.0.0", 0)  # a server that names no client: one bucket
         guesser = SimpleNamespace(META={"REMOTE_ADDR": client[0] or "0.0.0.0"}, method="GET")
         session = self.scope.get("session")
-        player_id = session.get(SESSION_KEY) if session is not None else None
-        player_id = player_id if isinstance(player_id, int) and not isinstance(player_id, bool) else None
+        player_id = session_player_id(session)
         if known_tables.guess_blocked(guesser, session, code, lambda: player_id):
             return None
         found = Table.objects.filter(code=code).values_list("pk", "revision").first()

@@ -37,12 +37,20 @@ from gameplay import nights, presence
 from gameplay.models import Game
 from gameplay.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
-from gameplay.selectors import game_public_info, game_seat_of, game_state, handover_notes, seats_info, table_latest_game
+from gameplay.selectors import (
+    game_public_info,
+    game_seat_of,
+    game_state,
+    game_templates,
+    handover_notes,
+    seats_info,
+    table_latest_game,
+)
 from gameplay.templatetags.hand_tags import is_public
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
 from lobby.network import lan_base_url
-from lobby.services import SESSION_KEY, player_id_of
+from lobby.services import player_id_of, session_player_id
 
 PHONE_ROOT = "private-view"
 BOARD_ROOT = "public-view"
@@ -63,6 +71,10 @@ class Viewer:
     base_url: str
     csrf: str = ""
     masked: bool = False
+
+    def hosts(self, table: Table) -> bool:
+        """Whether this viewer hosts ``table``."""
+        return self.player_id is not None and self.player_id == table.host_id
 
     @cached_property
     def csrf_token(self) -> str:
@@ -100,10 +112,7 @@ def viewer_of_session(session_key: str | None, *, language: str, csrf_secret: st
     data = store.load() if session_key else {}
     if session_key and store.session_key is None:
         return None  # logged out or expired: its page must ask for itself (a new cookie)
-    player_id = data.get(SESSION_KEY)
-    if not isinstance(player_id, int) or isinstance(player_id, bool):
-        player_id = None
-    return Viewer(player_id=player_id, devices=session_devices(data), language=language, base_url=url,
+    return Viewer(player_id=session_player_id(data), devices=session_devices(data), language=language, base_url=url,
                   csrf=csrf_secret)
 
 
@@ -227,7 +236,7 @@ class TableNow:
         self._contexts: dict[tuple[int | None, bool], dict] = {}
 
     def info(self) -> dict:
-        """The running game's public facts (``game_public_info``) in the current language, made once per language."""
+        """The latest game's public facts (``game_public_info``) in the current language, made once per language."""
         language = translation.get_language()
         if language not in self._infos:
             self._infos[language] = game_public_info(self.game)
@@ -312,15 +321,9 @@ class TableNow:
             window = game.window if view.get("legal") else ""  # only a form carries it
         else:
             window = game.window
-        split = engine.phone_private_keys is not None
         made = self._contexts[seat, own] = {
             "view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat, "version": version,
-            "window": window,
-            "phone_template": f"games/{game.engine}/phone.html",
-            "status_template": f"games/{game.engine}/phone_status.html" if split else "",
-            "public_template": f"games/{game.engine}/phone_public.html" if split else "",
-            "board_template": f"games/{game.engine}/board.html",
-            "log_template": f"games/{game.engine}/log_line.html"}
+            "window": window, **game_templates(game.engine)}
         return made
 
 
@@ -330,12 +333,11 @@ SEAT_GAME_KEYS = ("engine", "over", "silent", "paused", "timer_seconds")
 
 # ---- The phone panel ---------------------------------------------------------------------------------
 
-def _table(table: Table) -> dict:
-    """The table as a fragment names it (``lobby.context.table_info`` without the revision, which
-    ``data-revision`` alone shows)."""
-    info = table_info(table)
-    del info["revision"]
-    return info
+def _table(table: Table | dict) -> dict:
+    """The table as a fragment names it: ``lobby.context.table_info`` (or that dict) without the revision,
+    which ``data-revision`` alone shows."""
+    info = table_info(table) if isinstance(table, Table) else table
+    return {key: value for key, value in info.items() if key != "revision"}
 
 
 def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
@@ -352,7 +354,7 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
         "table": _table(table), "game": info, "names": board["names"], "asleep": now.asleep,
         "handovers": now.handovers, "status_template": board["status_template"], "view": board["view"],
     }, public=True)
-    is_host = viewer.player_id is not None and viewer.player_id == table.host_id
+    is_host = viewer.hosts(table)
     awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
                and not info["paused"])
     game = {key: info[key] for key in SEAT_GAME_KEYS}
@@ -384,13 +386,13 @@ def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
     """The phone panel before and between games: the last game's end and the lobby (``lobby/_table.html``)."""
     table, latest = now.table, now.latest
     player = Player.objects.filter(pk=viewer.player_id).first() if viewer.player_id is not None else None
-    is_host = viewer.player_id is not None and viewer.player_id == table.host_id
+    is_host = viewer.hosts(table)
     context: dict = {"table": table_info(table), "is_host": is_host, "csrf_token": viewer.csrf_token,
                      "next_url": reverse("table", args=[table.code]), "night": now.night if is_host else None}
     if latest is not None:
         seat = game_seat_of(game=latest, player=viewer.player_id, devices=viewer.devices)
         ctx = dict(now.game_ctx(seat), move_id=uuid.uuid4().hex)
-        context["game"] = game_public_info(latest)
+        context["game"] = now.info()
         if seat is None:
             context["last_game"] = ctx
         else:
@@ -440,8 +442,7 @@ def _panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment
 
 def _shape(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
     """The shell's own tag: what it shows but for its fragments and the revision."""
-    table = {key: value for key, value in shell["table"].items() if key != "revision"}
-    return digest([dict(shell, table=table), [p.id for p in parts], viewer.language])
+    return digest([dict(shell, table=_table(shell["table"])), [p.id for p in parts], viewer.language])
 
 
 def _screen_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
@@ -463,7 +464,7 @@ def board_part(now: TableNow, viewer: Viewer) -> Fragment:
         context.update({"table_seats": seat_names(table), **join_link_for(viewer.base_url, table)})
     if latest is not None:
         context["game_ctx"] = now.game_ctx(None)
-        context["game"] = game_public_info(latest)
+        context["game"] = now.info()
         if running is not None:
             context["asleep"] = now.asleep
             context["handovers"] = now.handovers
@@ -480,7 +481,7 @@ def board_screen(now: TableNow, viewer: Viewer) -> Screen:
 
 def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
     """The moderator's drawer beside the board (``#moderator-view``): the host's controls, public facts only."""
-    host = viewer.player_id is not None and viewer.player_id == now.table.host_id
+    host = viewer.hosts(now.table)
     # Only the host's drawer shows the game (everyone's says who hosts): the others read no game row.
     mod = moderator_context(now.table, viewer.player_id, latest=now.latest if host else None,
                             asleep=now.asleep if host else [])

@@ -119,10 +119,21 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
         "window": game.window,
         # A fresh id per rendered panel: a double tap on it repeats this id, never the move.
         "move_id": uuid.uuid4().hex,
-        "phone_template": f"games/{game.engine}/phone.html",
-        "board_template": f"games/{game.engine}/board.html",
-        "log_template": f"games/{game.engine}/log_line.html",
+        **game_templates(game.engine),
     }
+
+
+def game_templates(engine_name: str) -> dict[str, str]:
+    """The templates a game's screens are drawn with (``templates/games/<engine>/``). A game whose engine names
+    a seat's own keys (``phone_private_keys``) draws its phone in three parts: a public status line, the
+    seat's own part (``phone.html``) and a public part; any other game's phone is ``phone.html`` alone."""
+    split = get_engine(engine_name).phone_private_keys is not None
+    base = f"games/{engine_name}/"
+    return {"phone_template": base + "phone.html",
+            "status_template": base + "phone_status.html" if split else "",
+            "public_template": base + "phone_public.html" if split else "",
+            "board_template": base + "board.html",
+            "log_template": base + "log_line.html"}
 
 
 REPLAY_CHECKPOINT = 10

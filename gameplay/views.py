@@ -38,7 +38,7 @@ from gameplay.screens import (
     viewer_of_request,
 )
 from gameplay.seats import session_devices
-from gameplay.selectors import game_context, game_replay_context, handover_notes, player_history
+from gameplay.selectors import game_context, game_replay_context, handover_notes, player_history, table_running_game
 from gameplay.services import (
     AlreadyWaited,
     GameOver,
@@ -163,7 +163,7 @@ def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     """
     table = table_or_404(request, code)
     _viewer(request, table)
-    running = table.games.filter(status=Game.RUNNING).only("pk", "deadline").first()
+    running = table_running_game(table)
     if running is not None and running.deadline is not None and running.deadline <= timezone.now() \
             and services.game_expire(game_id=running.pk):
         table.refresh_from_db(fields=["revision"])

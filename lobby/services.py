@@ -95,6 +95,12 @@ def player_current(*, request) -> Player | None:
     return player
 
 
+def session_player_id(session) -> int | None:
+    """The player id a session (a mapping) keeps under ``SESSION_KEY``, or None (none, or not an int)."""
+    player_id = session.get(SESSION_KEY) if session is not None else None
+    return player_id if isinstance(player_id, int) and not isinstance(player_id, bool) else None
+
+
 def player_id_of(*, request) -> int | None:
     """This browser's player id, from the session where it is kept (no query), else looked up.
 
@@ -105,9 +111,8 @@ def player_id_of(*, request) -> int | None:
     cached = getattr(request, "_player", None)
     if cached is not None:
         return cached.pk
-    session = getattr(request, "session", None)
-    player_id = session.get(SESSION_KEY) if session is not None else None
-    if isinstance(player_id, int) and not isinstance(player_id, bool):
+    player_id = session_player_id(getattr(request, "session", None))
+    if player_id is not None:
         return player_id
     player = player_current(request=request)
     return player.pk if player else None
