@@ -18,7 +18,7 @@ from channels.testing import ApplicationCommunicator, HttpCommunicator
 
 from config.asgi import application
 from config.body_limit import MAX_BODY_BYTES, BodyLimit, declared_length
-from gameplay.chaos import stop_process
+from tools.chaos import stop_process
 
 LIMIT = 1000
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "engines", "gameplay", "lobby")
+PACKAGES = ("config", "engines", "gameplay", "lobby", "tools")
 
 
 def _module_name(path: Path) -> str:
@@ -75,7 +75,8 @@ def _first_party(name: str) -> str | None:
 
 
 def test_the_walk_finds_the_apps_and_their_imports():
-    assert {"lobby.services", "lobby.views", "gameplay.services", "gameplay.views", "config.urls"} <= set(MODULES)
+    assert {"lobby.services", "lobby.views", "gameplay.services", "gameplay.views", "config.urls",
+            "tools.chaos", "tools.management.commands.loadtest"} <= set(MODULES)
     # The walk sees imports inside functions too (the app configs import there).
     assert any(name == "lobby.signals" for _, name in imports_of("gameplay.apps"))
 
@@ -85,6 +86,13 @@ def test_no_lobby_module_imports_gameplay(module):
     """The lobby tells gameplay things by signals (``lobby.signals``) and table rows, never by import."""
     wrong = [f"line {line}: {name}" for line, name in imports_of(module) if name.split(".")[0] == "gameplay"]
     assert wrong == [], f"{module} imports gameplay"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] not in ("tools", "config")))
+def test_no_app_imports_the_tools(module):
+    """The load, chaos and bench tools (``tools``) may use the apps; nothing a table runs on uses them."""
+    wrong = [f"line {line}: {name}" for line, name in imports_of(module) if name.split(".")[0] == "tools"]
+    assert wrong == [], f"{module} imports tools"
 
 
 def test_no_import_cycles_among_the_project_modules():

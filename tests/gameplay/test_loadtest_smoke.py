@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gameplay.chaos import stop_process
+from tools.chaos import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,7 +104,7 @@ def test_loadtest_smoke(server: tuple[int, int, dict[str, str], Path], pull: boo
 
 def test_server_pids_finds_every_process_sharing_the_listening_socket() -> None:
     """As several daphne processes do with ``--fd``: one socket, listened on by several processes."""
-    from gameplay.loadtest import cpu_seconds, rss_bytes, server_pids
+    from tools.loadtest import cpu_seconds, rss_bytes, server_pids
 
     with socket.socket() as listening:
         listening.bind(("127.0.0.1", 0))

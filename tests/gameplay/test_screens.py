@@ -18,12 +18,12 @@ from django.test import Client
 
 from config.asgi import application
 from gameplay import screens
-from gameplay.loadtest import apply_frame
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from tests.conftest import Guest, start
 from tests.gameplay.helpers import awaited_movers, legal, move_data
 from tests.gameplay.test_privacy import normalized
+from tools.loadtest import apply_frame
 
 ROLE = 'data-test="role"'
 LANGUAGES = ["en", "fa", "ja"]

@@ -18,12 +18,12 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
-from gameplay.loadtest import apply_frame
 from gameplay.selectors import game_state
 from gameplay.services import move_submit
 from tests.conftest import Guest, start
 from tests.gameplay.helpers import awaited_movers, legal, move_data
 from tests.gameplay.test_privacy import normalized
+from tools.loadtest import apply_frame
 
 ROLE = 'data-test="role"'
 

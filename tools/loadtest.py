@@ -3,7 +3,7 @@
 It starts nothing: it talks to a server that is already up (``--url``) the way real phones and a
 board do, and measures what people would feel.
 
-- Setup (blocking, in a thread pool, with ``gameplay.chaos``'s HTTP helpers): per table a host
+- Setup (blocking, in a thread pool, with ``tools.chaos``'s HTTP helpers): per table a host
   guest creates an Inside Job table (or ``engine``) with its defaults, the other guests join by
   code, the host starts the game. Each guest keeps its own session (cookie jar).
 - Play (one asyncio loop, aiohttp): every phone and every board opens its own table socket
@@ -50,7 +50,8 @@ from typing import Any, TypeVar
 
 import aiohttp
 
-from gameplay.chaos import (
+from gameplay.screens import element_span
+from tools.chaos import (
     Browser,
     Form,
     NoAnswer,
@@ -63,7 +64,6 @@ from gameplay.chaos import (
     sit_down,
     start_game,
 )
-from gameplay.screens import element_span
 
 # The number a panel (phone ``#private-view``, board ``#public-view``) carries: the table revision it shows.
 REVISION = re.compile(rb'data-revision="(\d+)"')

@@ -4,7 +4,7 @@
                        [--phones N] [--engine inside_job] [--server-pid PID ...] [--warmup 0] [--seed S]
 
 It starts nothing: start the server first (with ``DJANGO_RATELIMIT=0``: hundreds of guests from one
-address would hit the abuse limits). The logic is ``gameplay.loadtest``; progress goes to stderr,
+address would hit the abuse limits). The logic is ``tools.loadtest``; progress goes to stderr,
 the summary to stdout, and stdout's last line is one JSON object with every figure.
 """
 
@@ -14,8 +14,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from gameplay.chaos import SetupError
-from gameplay.loadtest import Options, check_options, format_summary, idle_sockets, run
+from tools.chaos import SetupError
+from tools.loadtest import Options, check_options, format_summary, idle_sockets, run
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """The pieces of ``manage.py chaos``: local servers, phone-like HTTP clients, and the after-run checks.
 
-Everything runs on 127.0.0.1. The command (``gameplay/management/commands/chaos.py``) wires these
+Everything runs on 127.0.0.1. The command (``tools/management/commands/chaos.py``) wires these
 together: it starts its own Redis and two daphne processes against its own PostgreSQL database,
 lets phone-like clients play over HTTP next to the bots while it breaks things, and then reads
 the event log (``analyse_log``, run in a subprocess whose default database is the chaos one) to
@@ -786,30 +786,6 @@ def _normalize(line: str) -> str:
 # --------------------------------------------------------------------------- after the run: the log
 
 
-def _replay_function():
-    """The product's replay (it may live in selectors or services); None to use our own."""
-    for module_name in ("gameplay.selectors", "gameplay.services"):
-        try:
-            module = __import__(module_name, fromlist=["game_replay"])
-        except ImportError:
-            continue
-        replay = getattr(module, "game_replay", None)
-        if callable(replay):
-            return replay
-    return None
-
-
-def _own_replay(game):
-    """setup(seed) folded over the log: a seat's action, or a system move that calls on_timeout."""
-    from engines.registry import get_engine
-
-    engine = get_engine(game.engine)
-    state = engine.setup(game.players, game.options, int(game.seed))
-    for move in game.moves.order_by("seq"):
-        state = engine.on_timeout(state) if move.seat is None else engine.apply(state, move.seat, move.action)
-    return state
-
-
 def _json_normal(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True))
 
@@ -824,6 +800,7 @@ def analyse_log(run: dict) -> dict:
     from engines.base import seed_hash
     from engines.registry import get_engine
     from gameplay.models import Game, GameSeat, Move
+    from gameplay.selectors import game_replay
 
     t0, t_end = float(run["t0"]), float(run["t_end"])
     # Only the columns read here, so that a column added to the model since the run's migrate
@@ -923,12 +900,11 @@ def analyse_log(run: dict) -> dict:
         })
 
     # Replay: setup(seed) + moves must equal the snapshot, and the recorded outcome of a finished game.
-    product_replay = _replay_function()
     replay_ok, replay_failed = 0, []
     for game in games.values():
         engine = get_engine(game.engine)
         try:
-            state = (product_replay or _own_replay)(game)
+            state = game_replay(game)
             problems = []
             if _json_normal(engine.encode(state)) != _json_normal(game.snapshot):
                 problems.append("snapshot differs")
@@ -965,7 +941,6 @@ def analyse_log(run: dict) -> dict:
         "faults": faults,
         "replay_ok": replay_ok,
         "replay_failed": replay_failed,
-        "replay_function": getattr(product_replay, "__module__", "own") if product_replay else "own",
     }
 
 
@@ -1083,7 +1058,7 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
             out.append(f"{'':20}{gap['seconds']:.2f} s (game {gap['game']} {gap['engine']}, "
                        f"t={gap['from']:.1f}→{gap['to']:.1f})")
     out.append(f"replay check        {summary['replay_ok']} ok, {summary['replay_failed']} failed "
-               f"(setup(seed) + moves = snapshot, and = outcome when finished; via {db['replay_function']})")
+               f"(setup(seed) + moves = snapshot, and = outcome when finished)")
     for failure in db["replay_failed"][:10]:
         out.append(f"{'':20}game {failure['game']} {failure['engine']} ({failure['status']}, "
                    f"{failure['moves']} moves): {'; '.join(failure['problems'])[:200]}")

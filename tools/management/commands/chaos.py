@@ -44,7 +44,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from gameplay.chaos import (
+from tools.chaos import (
     MAX_ATTEMPTS,
     REQUEST_TIMEOUT,
     Browser,

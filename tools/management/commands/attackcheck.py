@@ -35,7 +35,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from gameplay.chaos import stop_process
+from tools.chaos import stop_process
 
 HOST = "127.0.0.1"
 PASSWORD = "a-long-Passw0rd!"

@@ -22,7 +22,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from gameplay.chaos import stop_process
+from tools.chaos import stop_process
 
 HOST = "127.0.0.1"
 SLICE = 1024 * 1024

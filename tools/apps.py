@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ToolsConfig(AppConfig):
+    """The load, chaos and bench tools' management commands (``manage.py loadtest`` and the rest)."""
+
+    name = "tools"
