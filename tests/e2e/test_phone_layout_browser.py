@@ -1,4 +1,5 @@
-"""On a 360×640 phone, the seat's own move is on the first screen of every game, with no sideways scroll.
+"""On a 360×640 phone, the seat's own move is on the first screen of every game, with no sideways scroll;
+on a 360×740 phone, a joining phone's name field and sit-down button are on the join page's first screen.
 
 One human phone and bots at each table; the human plays first, so the phone opens on a decision.
 A screenshot of the first screen of each game goes to test-artifacts/phone-layout-<game>.png.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, save_screenshots
+from tests.e2e.conftest import ARTIFACTS, PHONE, save_screenshots
 from tests.e2e.test_inside_job_browser import sit_down
 
 pytestmark = pytest.mark.e2e
@@ -76,4 +77,46 @@ def test_the_seats_own_move_is_above_the_fold(browser, server, engine):
         assert found["smallText"] == [], found
     except Exception:
         save_screenshots([phone], f"phone-layout-{engine}-failure")
+        raise
+
+
+# Where the join page's controls end, measured from the top of the page (it opens scrolled to the top).
+JOIN_CONTROLS = """() => Object.fromEntries(['nickname', 'sit', 'join'].map(name => {
+  const el = document.querySelector(`[data-test=${name}]`);
+  return [name, el && el.offsetParent !== null ? el.getBoundingClientRect().bottom + window.scrollY : null];
+}))"""
+
+
+def test_a_joining_phone_sits_down_without_scrolling(browser, server):
+    """A phone that opened the table's link or QR finds the name field and the sit-down button on its
+    first screen at 360×740, at a table of one (the invite the host shows) and at a full table; a phone
+    that already has a name finds "Take a seat" there. The invite is folded on the joining phone."""
+    host = browser.new_context(**PHONE).new_page()
+    sit_down(host, server.url, "Ana")
+    host.goto(f"{server.url}/new/?engine=coup")
+    host.click('[data-test="create"]')
+    code = host.inner_text('[data-test="table-code"]').strip()
+    # The host alone at the table finds the invite open, to show its QR round.
+    assert host.evaluate("() => document.querySelector('details.invite').open") is True
+    joiner_context = browser.new_context(**PHONE)
+    joiner = joiner_context.new_page()
+    try:
+        for bots in (0, 8):
+            for _ in range(bots):
+                host.click('[data-test="add-bot"]')
+            joiner.goto(f"{server.url}/t/{code}/")
+            joiner.screenshot(path=str(ARTIFACTS / f"phone-join-{bots + 1}-seats.png"))
+            found = joiner.evaluate(JOIN_CONTROLS)
+            assert found["nickname"] is not None and found["nickname"] <= 740, found
+            assert found["sit"] is not None and found["sit"] <= 740, found
+            assert joiner.evaluate("() => document.querySelector('details.invite').open") is False
+            assert joiner.evaluate("() => document.documentElement.scrollWidth") <= 360
+        # A phone with a name (it played before) but no seat here: "Take a seat" on the first screen.
+        named = joiner_context.new_page()
+        sit_down(named, server.url, "Bea")
+        named.goto(f"{server.url}/t/{code}/")
+        found = named.evaluate(JOIN_CONTROLS)
+        assert found["join"] is not None and found["join"] <= 740, found
+    except Exception:
+        save_screenshots([joiner], "phone-join-failure")
         raise
