@@ -17,17 +17,17 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from config.body_limit import BodyLimit, guard_daphne  # noqa: E402
 from gameplay.consumers import SameOriginValidator  # noqa: E402
 from gameplay.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
+from infra.body_limit import BodyLimit, guard_daphne  # noqa: E402
 
 # Daphne reads a whole body before it calls the application: it is taught the same limit itself.
 guard_daphne()
 
 application = ProtocolTypeRouter(
     {
-        # A body over a few hundred KB is refused (413) before anything buffers it (config/body_limit.py).
+        # A body over a few hundred KB is refused (413) before anything buffers it (infra/body_limit.py).
         "http": BodyLimit(django_http_app),
         "websocket": AllowedHostsOriginValidator(
             SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
@@ -36,9 +36,9 @@ application = ProtocolTypeRouter(
 )
 
 # Templates compiled, catalogs loaded, then frozen out of the garbage collector's full walks (80–140 ms
-# pauses in the middle of requests before; config/warm.py). GC_FREEZE=0 leaves the collector as it was.
+# pauses in the middle of requests before; infra/warm.py). GC_FREEZE=0 leaves the collector as it was.
 if os.environ.get("GC_FREEZE", "1") == "1":
-    from config.warm import warm_and_freeze  # noqa: E402
+    from infra.warm import warm_and_freeze  # noqa: E402
 
     warm_and_freeze()
 

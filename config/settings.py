@@ -102,9 +102,9 @@ MIDDLEWARE = [
     # A limit raised deep in a view (a table lookup by code) is answered 429 by RATELIMIT_VIEW.
     "django_ratelimit.middleware.RatelimitMiddleware",
     # A lost database connection (a restart, an outage) answers 503 and the page retries.
-    "config.resilience.DatabaseUnavailableMiddleware",
+    "infra.resilience.DatabaseUnavailableMiddleware",
 ]
-RATELIMIT_VIEW = "config.limits.ratelimited_view"
+RATELIMIT_VIEW = "infra.limits.ratelimited_view"
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -146,7 +146,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_flag("DATABASE_POOL", True):
     # A bounded pool per process (psycopg_pool through Django): however many requests run at
     # once, this process holds at most DATABASE_POOL_SIZE connections; a request that finds
-    # them all busy waits up to 10 s for one, then answers 503 (config/resilience.py), never
+    # them all busy waits up to 10 s for one, then answers 503 (infra/resilience.py), never
     # "too many clients". Connections return to the pool at the end of each request.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
@@ -168,8 +168,8 @@ if REDIS_URL:
     }
 else:
     # Channels' in-memory layer, sweeping for expired messages once a second, not on every receive
-    # (config/layers.py: at a café's 1,600 sockets the sweep on every receive took nearly half a core).
-    CHANNEL_LAYERS = {"default": {"BACKEND": "config.layers.InMemoryChannelLayer"}}
+    # (infra/layers.py: at a café's 1,600 sockets the sweep on every receive took nearly half a core).
+    CHANNEL_LAYERS = {"default": {"BACKEND": "infra.layers.InMemoryChannelLayer"}}
 
 # Entries of the in-process cache (no REDIS_URL): 200 tables of 7 phones and a board hold about
 # 3,500 at once (sessions, presence marks, a board partial a table and language).
@@ -179,10 +179,10 @@ LOCAL_CACHE_ENTRIES = 20_000
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "config.cache.SharedRedisCache",
+            "BACKEND": "infra.cache.SharedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "tablegames",
-            # Short, so a frozen Redis costs a page half a second once (see config/resilience.py).
+            # Short, so a frozen Redis costs a page half a second once (see infra/resilience.py).
             "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
         }
     }
@@ -197,9 +197,9 @@ else:
     # Not shared between processes, but without REDIS_URL there is only this one (like the
     # in-memory channel layer); its incr holds a lock, so it is atomic for this process's threads.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
-# Sessions from the cache first (config/sessions.py): one query fewer per page and per pushed
+# Sessions from the cache first (infra/sessions.py): one query fewer per page and per pushed
 # partial. The cache is shared by every process (Redis), or there is only this one.
-SESSION_ENGINE = "config.sessions"
+SESSION_ENGINE = "infra.sessions"
 
 # Abuse limits per client (REMOTE_ADDR: every phone on the Wi-Fi has its own), far above what a
 # game night does; see README.md. A limited request answers 429 and changes nothing.
@@ -271,7 +271,7 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # The debug page and error reports star passwords inside URLs too (REDIS_URL and the like).
-DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.UrlPasswordFilter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "infra.reporting.UrlPasswordFilter"
 
 LOGGING = {
     "version": 1,

@@ -27,9 +27,9 @@ from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 from django.utils import translation
 
-from config import limits
 from gameplay import presence, screens
 from gameplay.seats import session_devices
+from infra import limits
 from lobby import known_tables, notify
 from lobby.models import Table
 from lobby.network import lan_base_url_for
@@ -142,7 +142,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         """The table's id and revision, this session's player (or None) and its handed-over seats' tokens.
 
         An unknown code counts as a code guess from this address, as on every page with a code
-        (``config.limits``). Once the address is over the limit the socket learns nothing of a table
+        (``infra.limits``). Once the address is over the limit the socket learns nothing of a table
         this browser does not know, known code or not; a table it opened before, or whose player sits
         at it or hosts it, stays open to it (``lobby.known_tables``: the limit slows guessing, not play).
         """

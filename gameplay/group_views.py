@@ -21,7 +21,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from config import limits
 from engines.registry import ENGINES
 from gameplay import nights, services
 from gameplay.charts import bar_chart, line_chart
@@ -39,6 +38,7 @@ from gameplay.stats import (
     public_figures,
     stats_context,
 )
+from infra import limits
 from lobby import account, groups
 from lobby.models import Group, Membership, Player
 from lobby.network import lan_base_url

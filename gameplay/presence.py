@@ -14,8 +14,8 @@ import time
 
 from django.core.cache import cache
 
-from config.resilience import cache_guard
 from gameplay.seats import game_seats
+from infra.resilience import cache_guard
 
 PRESENT_SECONDS = 30
 GONE_SECONDS = 60

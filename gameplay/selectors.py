@@ -15,11 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from config.resilience import cache_guard
 from engines.base import seat_team
 from engines.registry import get_engine
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, Move, SeatHandover
 from gameplay.seats import game_seats, seat_index
+from infra.resilience import cache_guard
 from lobby.account import shown_seat_name
 from lobby.models import Player, Table
 

@@ -39,10 +39,10 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from config.resilience import cache_guard
 from engines.base import Engine, State, seat_team
 from engines.registry import get_engine
 from gameplay.models import Game, Move
+from infra.resilience import cache_guard
 from lobby.account import shown_seat_name
 from lobby.models import Group, Player
 

@@ -1,6 +1,6 @@
 """The code-guess limit slows guessing, never play: tables a browser already knows stay open to it.
 
-``config.limits`` counts unknown table codes per address and, once an address is over the limit,
+``infra.limits`` counts unknown table codes per address and, once an address is over the limit,
 refuses its code lookups (a right guess too, or the answers would still tell which codes exist).
 Phones behind one public address (a café's or a home's NAT) share that count, so a lookup is
 refused only for a browser that does not know the table already:
@@ -21,7 +21,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from config import limits
+from infra import limits
 from lobby.models import Table
 
 KNOWN_KEY = "known_tables"

@@ -19,8 +19,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from config import limits
 from engines.registry import ENGINES
+from infra import limits
 from lobby import groups, known_tables, services
 from lobby.context import is_host
 from lobby.forms import (

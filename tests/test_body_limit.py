@@ -17,7 +17,7 @@ import pytest
 from channels.testing import ApplicationCommunicator, HttpCommunicator
 
 from config.asgi import application
-from config.body_limit import MAX_BODY_BYTES, BodyLimit, declared_length
+from infra.body_limit import MAX_BODY_BYTES, BodyLimit, declared_length
 from tools.chaos import stop_process
 
 LIMIT = 1000

@@ -11,7 +11,7 @@ from django.core.cache import caches
 from django.test import override_settings
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-SHARED = {"default": {"BACKEND": "config.cache.SharedRedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "cachetest"}}
+SHARED = {"default": {"BACKEND": "infra.cache.SharedRedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "cachetest"}}
 
 
 @override_settings(CACHES=SHARED)
@@ -35,7 +35,7 @@ def test_every_thread_and_request_context_uses_one_redis_client():
     caches["default"].delete("k")
 
 
-SESSIONS_ON_REDIS = {"SESSION_ENGINE": "config.sessions", "CACHES": SHARED}
+SESSIONS_ON_REDIS = {"SESSION_ENGINE": "infra.sessions", "CACHES": SHARED}
 
 
 def _session_reads(client, path="/"):
@@ -52,7 +52,7 @@ def _session_reads(client, path="/"):
 def test_sessions_come_from_the_shared_cache_and_survive_it_failing(client, settings):
     """With Redis, a page reads its session from the cache (no session query); with the cache
     gone, sessions still work from the database, and a guest keeps their seat at the table."""
-    import config.resilience as resilience
+    import infra.resilience as resilience
 
     settings.SESSION_ENGINE = SESSIONS_ON_REDIS["SESSION_ENGINE"]
     settings.CACHES = SHARED

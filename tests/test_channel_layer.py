@@ -1,4 +1,4 @@
-"""The embedded default's channel layer (``config.layers``): Channels' in-memory layer, sweeping
+"""The embedded default's channel layer (``infra.layers``): Channels' in-memory layer, sweeping
 for expired entries once per interval instead of on every receive."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import asyncio
 from channels.layers import InMemoryChannelLayer as ChannelsLayer
 from django.conf import settings
 
-from config.layers import InMemoryChannelLayer
+from infra.layers import InMemoryChannelLayer
 
 
 async def _members(layer: InMemoryChannelLayer, count: int, per_group: int = 8) -> list[str]:
@@ -20,7 +20,7 @@ async def _members(layer: InMemoryChannelLayer, count: int, per_group: int = 8) 
 
 def test_the_embedded_default_uses_it():
     if not settings.REDIS_URL:
-        assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "config.layers.InMemoryChannelLayer"
+        assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "infra.layers.InMemoryChannelLayer"
 
 
 async def test_a_burst_of_receives_sweeps_once_not_once_a_receive(monkeypatch):

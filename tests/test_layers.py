@@ -1,4 +1,4 @@
-"""Layers point one way: gameplay uses lobby, never the reverse, and no modules import each other in a ring.
+"""Layers point one way (engines and infra under lobby, under gameplay, under tools and config), and no ring.
 
 Read from the source (ast), so every import counts wherever it sits: at the top, inside a
 function, behind ``TYPE_CHECKING``, or spelled ``import_module("...")``.
@@ -7,12 +7,13 @@ function, behind ``TYPE_CHECKING``, or spelled ``import_module("...")``.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "engines", "gameplay", "lobby", "tools")
+PACKAGES = ("config", "engines", "gameplay", "infra", "lobby", "tools")
 
 
 def _module_name(path: Path) -> str:
@@ -76,23 +77,57 @@ def _first_party(name: str) -> str | None:
 
 def test_the_walk_finds_the_apps_and_their_imports():
     assert {"lobby.services", "lobby.views", "gameplay.services", "gameplay.views", "config.urls",
-            "tools.chaos", "tools.management.commands.loadtest"} <= set(MODULES)
+            "tools.chaos", "tools.management.commands.loadtest", "infra.resilience", "engines.base"} <= set(MODULES)
     # The walk sees imports inside functions too (the app configs import there).
     assert any(name == "lobby.signals" for _, name in imports_of("gameplay.apps"))
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] == "lobby"))
-def test_no_lobby_module_imports_gameplay(module):
-    """The lobby tells gameplay things by signals (``lobby.signals``) and table rows, never by import."""
-    wrong = [f"line {line}: {name}" for line, name in imports_of(module) if name.split(".")[0] == "gameplay"]
-    assert wrong == [], f"{module} imports gameplay"
+# What each top-level package may import of the project, besides itself: every arrow points down.
+# engines (pure rules) and infra (the shared helpers under the apps) import no project package;
+# config (settings, URLs, ASGI) and tools (load, chaos, benches) sit on top and no app imports them.
+MAY_IMPORT = {
+    "engines": set(),
+    "infra": set(),
+    "lobby": {"engines", "infra"},
+    "gameplay": {"engines", "infra", "lobby"},
+    "tools": {"engines", "infra", "lobby", "gameplay"},
+    "config": {"engines", "infra", "lobby", "gameplay"},
+}
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] not in ("tools", "config")))
-def test_no_app_imports_the_tools(module):
-    """The load, chaos and bench tools (``tools``) may use the apps; nothing a table runs on uses them."""
-    wrong = [f"line {line}: {name}" for line, name in imports_of(module) if name.split(".")[0] == "tools"]
-    assert wrong == [], f"{module} imports tools"
+def wrong_imports(module: str, imports: list[tuple[int, str]]) -> list[str]:
+    """The imports of ``module`` that point up or sideways (or, from engines, outside the standard library)."""
+    package = module.split(".")[0]
+    wrong = []
+    for line, name in imports:
+        first_party = _first_party(name)
+        if first_party is None:
+            if package == "engines" and name.split(".")[0] not in sys.stdlib_module_names:
+                wrong.append(f"line {line}: {name} (engines use the standard library alone)")
+        elif first_party.split(".")[0] not in MAY_IMPORT[package] | {package}:
+            wrong.append(f"line {line}: {name}")
+    return wrong
+
+
+def test_every_package_is_in_the_table():
+    assert {module.split(".")[0] for module in MODULES} == set(MAY_IMPORT) == set(PACKAGES)
+
+
+def test_the_rule_catches_an_arrow_up_and_django_in_the_engines():
+    assert wrong_imports("lobby.views", [(3, "gameplay.services")]) == ["line 3: gameplay.services"]
+    assert wrong_imports("gameplay.views", [(4, "config.settings"), (5, "tools.chaos")]) == [
+        "line 4: config.settings", "line 5: tools.chaos"]
+    assert wrong_imports("infra.limits", [(6, "lobby.models")]) == ["line 6: lobby.models"]
+    assert wrong_imports("engines.base", [(7, "django.conf"), (8, "json")]) == [
+        "line 7: django.conf (engines use the standard library alone)"]
+    assert wrong_imports("tools.chaos", [(9, "gameplay.selectors"), (10, "django.conf")]) == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down(module):
+    """lobby tells gameplay things by signals (``lobby.signals``) and table rows, never by import; no app
+    imports ``config`` or ``tools``; ``infra`` imports no app; ``engines`` import nothing of Django."""
+    assert wrong_imports(module, imports_of(module)) == [], f"{module} imports across the layers"
 
 
 def test_no_import_cycles_among_the_project_modules():

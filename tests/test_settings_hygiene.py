@@ -12,8 +12,8 @@ import pytest
 from django.test import RequestFactory
 from django.views.debug import technical_500_response
 
-from config.reporting import UrlPasswordFilter
 from config.settings import BASE_DIR, load_secret_key
+from infra.reporting import UrlPasswordFilter
 
 # Kept far from the lines that raise below: the debug page also shows a few source lines
 # around every frame, and this file's own text is not what is under test.

@@ -1,4 +1,4 @@
-"""The serving process warms up and freezes what it holds (config/warm.py)."""
+"""The serving process warms up and freezes what it holds (infra/warm.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 
 from django.template import engines
 
-from config.warm import project_templates, warm_and_freeze
+from infra.warm import project_templates, warm_and_freeze
 
 
 def test_every_project_template_compiles_and_the_warm_process_is_frozen():

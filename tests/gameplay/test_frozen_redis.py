@@ -145,7 +145,7 @@ def test_the_sender_keeps_one_push_per_table_and_drops_stale_ones():
 @pytest.mark.django_db(transaction=True)
 def test_pages_do_not_hang_on_a_frozen_cache(own_redis, settings, table_with):
     """Abuse counters and presence live in the Redis cache: frozen, they are skipped, not waited for."""
-    from config import resilience
+    from infra import resilience
 
     port = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0].rsplit(":", 1)[1].split("/")[0]
     settings.CACHES = {"default": {

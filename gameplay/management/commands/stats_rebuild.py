@@ -16,7 +16,6 @@ import json
 from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError
 
-from config.resilience import cache_guard
 from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.ratings import leaderboard, rate_games
@@ -30,6 +29,7 @@ from gameplay.stats import (
     group_records,
     player_stats,
 )
+from infra.resilience import cache_guard
 from lobby.models import Group, Player
 
 

@@ -1,5 +1,5 @@
 """Benchmark the embedded default's channel layer at café scale: one push and one receive per
-socket, as table sockets do, for Channels' own in-memory layer and ``config.layers``'."""
+socket, as table sockets do, for Channels' own in-memory layer and ``infra.layers``'."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 from channels.layers import InMemoryChannelLayer as ChannelsLayer
 from django.core.management.base import BaseCommand
 
-from config.layers import InMemoryChannelLayer
+from infra.layers import InMemoryChannelLayer
 
 
 async def _per_delivery(layer: ChannelsLayer, sockets: int, pushes: int) -> float:

@@ -180,7 +180,8 @@ def guard_daphne(limit: int = MAX_BODY_BYTES) -> bool:
                 transport.loseWriteConnection()
                 from twisted.internet import reactor
 
-                reactor.callLater(LINGER_SECONDS, _abort, transport)
+                # (Twisted types the reactor module as its interface, whose methods mypy reads with a self.)
+                reactor.callLater(LINGER_SECONDS, _abort, transport)  # type: ignore[arg-type]
             else:
                 request.channel.loseConnection()
 

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django_ratelimit.core import _get_ip, get_usage, is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
 
-from config.resilience import cache_guard
+from infra.resilience import cache_guard
 
 
 class TooManyCodes(Ratelimited):

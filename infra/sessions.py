@@ -1,6 +1,6 @@
 """Sessions read from the cache (Redis, or this process's memory) first, kept in the database: one query fewer per page.
 
-Django's ``cached_db`` store, with every cache call behind :func:`config.resilience.cache_guard`
+Django's ``cached_db`` store, with every cache call behind :func:`infra.resilience.cache_guard`
 (a frozen or lost Redis costs a page at most one short timeout per back-off, then sessions come
 from the database alone) and a short cache lifetime (``CACHE_SECONDS``): a write that could not
 reach the cache leaves a stale copy there for a minute at most. The cache is shared by every
@@ -15,7 +15,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.sessions.backends import cached_db
 from django.contrib.sessions.backends.db import SessionStore as DBStore
 
-from config.resilience import cache_guard
+from infra.resilience import cache_guard
 
 CACHE_SECONDS = 60
 
