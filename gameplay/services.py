@@ -549,6 +549,10 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         if game.over:
             raise GameError(_("That game is over."))
         device = secrets.token_urlsafe(24)
+        # The phone opening the link is at the table now. Marked before the push that tells the table of the
+        # move renders, or every phone (which refetches nothing until the next move) would keep calling the
+        # seat's new phone asleep.
+        presence.seen(game.table_id, None, [device])
         GameSeat.objects.filter(game=game, index=link.index).update(device=device)
         link.used = now
         link.save(update_fields=["used"])

@@ -12,6 +12,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.test import Client
 
@@ -19,6 +20,7 @@ from gameplay.models import SeatHandover
 from gameplay.selectors import player_history
 from tests.conftest import start
 from tests.gameplay.helpers import legal, move_data
+from tests.gameplay.test_socket_frames import frame_after, opened, socket
 
 pytestmark = pytest.mark.django_db
 
@@ -139,3 +141,41 @@ def test_a_finished_games_page_lists_its_seat_moves(table_with):
     people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"})
     page = people[0].get(f"/g/{game.pk}/").content.decode()
     assert "P3's seat moved to a new phone." in page
+
+
+def _asleep(html: str) -> str:
+    """The "phone is asleep" notice of a page or fragment ("" when there is none)."""
+    found = re.search(r'data-test="asleep".*?</p>', html, re.S)
+    return found.group(0) if found else ""
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_seat_moved_to_a_new_phone_is_not_called_asleep_by_the_push_that_tells_it(redis_layer, table_with):
+    """The rescued seat's old phone went quiet (every screen says so); the new phone that opens the link is at
+    the table, so the push that tells the table of the move no longer calls that seat's phone asleep: the phones,
+    which refetch nothing until the next move, would show the stale notice until then."""
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    for person in people:
+        await sync_to_async(person.get)(f"/t/{table.code}/")
+    ben = people[2]
+    seat = await sync_to_async(_seat)(game, ben)
+    await sync_to_async(cache.delete)(f"presence:{table.pk}:p{ben.player.pk}")  # Ben's phone went quiet
+    watcher = socket(table.code, people[1])
+    known = await opened(watcher)
+    made = await sync_to_async(people[0].post)(f"/t/{table.code}/seat-link/", {"seat": seat})
+    assert made.status_code == 200
+    frame = await frame_after(watcher, known)
+    # The rescue link's push (this socket's first: the whole panel): the old phone is asleep.
+    assert "P3" in _asleep("".join(frame["f"].values()))
+    new_phone = Client()
+    claimed = await sync_to_async(new_phone.get)(_link_path(made))  # the redirect is not followed yet
+    assert claimed.status_code == 302
+    frame = await frame_after(watcher, frame["v"])
+    head = frame["f"]["pv-head"].replace("&#x27;", "'")  # the head, which tells of the move
+    assert "P3's seat moved to a new phone with the host's link." in head
+    assert "P3" not in _asleep(head), head
+    # The same on the board.
+    board = (await sync_to_async(people[0].get)(f"/t/{table.code}/board/")).content.decode()
+    assert "P3" not in _asleep(board)
+    await watcher.disconnect()
