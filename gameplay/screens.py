@@ -19,6 +19,7 @@ import re
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
@@ -324,7 +325,15 @@ class TableNow:
         made = self._contexts[seat, own] = {
             "view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat, "version": version,
             "window": window, **game_templates(game.engine)}
+        if seat is None and game.status == Game.ENDED:
+            made["ended_views"] = ended_views(game, self.view)
         return made
+
+
+def ended_views(game: Game, view: Callable[[int], dict]) -> list[dict]:
+    """A game the host ended: every seat's own view of its last state, from which the board and the game's page show
+    each seat's role or cards as a finished game's reveal does (its seed is public by then: nothing is secret)."""
+    return [view(seat) for seat in range(game.players)]
 
 
 # The game row's public facts a seat's own part shows (the wait button, the host's controls).

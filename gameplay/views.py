@@ -31,6 +31,7 @@ from gameplay.screens import (
     TableNow,
     Viewer,
     board_screen,
+    ended_views,
     moderator_screen,
     move_answer,
     phone_screen,
@@ -38,7 +39,14 @@ from gameplay.screens import (
     viewer_of_request,
 )
 from gameplay.seats import session_devices
-from gameplay.selectors import game_context, game_replay_context, handover_notes, player_history, table_running_game
+from gameplay.selectors import (
+    game_context,
+    game_replay_context,
+    game_state,
+    handover_notes,
+    player_history,
+    table_running_game,
+)
 from gameplay.services import (
     AlreadyWaited,
     GameOver,
@@ -245,6 +253,9 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
         step = game.version
     context = game_replay_context(game=game, step=step)
     context["final"] = game_context(game=game, seat=None)
+    if game.status == Game.ENDED and context["step"] == game.version:  # the replay's last step shows every seat's cards
+        state, engine = game_state(game), get_engine(game.engine)
+        context["ended_views"] = ended_views(game, lambda seat: engine.view(state, seat))
     context["handovers"] = handover_notes(game, last=None)
     # Replay steps keep the share token of a link, so a shared page can step through too.
     context["share_query"] = f"k={game.share_token}&" if request.GET.get("k") else ""

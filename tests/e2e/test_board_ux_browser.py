@@ -10,8 +10,19 @@ docs/screens/ (shown in the README).
 
 from __future__ import annotations
 
-import pytest
+import contextlib
+import random
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+
+from engines.registry import get_engine
+from gameplay.models import Game
+from gameplay.selectors import game_state
+from gameplay.services import MoveRefused, game_expire, move_submit
+from lobby.models import Table
+from tests.conftest import Guest
 from tests.e2e.conftest import ROOT, save_screenshots
 from tests.e2e.test_inside_job_browser import sit_down
 
@@ -88,9 +99,11 @@ BOARD_MEASURE = """() => {
   const shown = el => el.getClientRects().length > 0 && !el.closest('.visually-hidden')
     && getComputedStyle(el).visibility !== 'hidden';
   const texts = [];
+  // A glyph inside a card's drawing (aria-hidden) is part of the picture, not text to read.
+  const drawn = el => el.closest('svg[aria-hidden="true"]');
   for (const el of document.querySelectorAll('body *')) {
     const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
-    if (own && shown(el)) texts.push(el);
+    if (own && shown(el) && !drawn(el)) texts.push(el);
   }
   const label = el => (el.textContent || el.getAttribute('aria-label') || el.tagName).trim().slice(0, 40);
   const px = el => parseFloat(getComputedStyle(el).fontSize);
@@ -281,34 +294,162 @@ def test_every_card_has_its_own_drawing(game, card):
     assert "<image" not in svg and "href" not in svg
 
 
-def test_the_moderators_board_is_one_screen_with_the_drawer_closed_and_beside_it_open(browser, server):
-    """The moderator's tablet during play: the same one screen with the closed drawer in the bottom bar;
-    opened, the drawer takes a column of its own beside the board and covers nothing."""
-    tablet = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
-    sit_down(tablet, server.url, "Mia")
-    tablet.click('[data-test="new-table"]')
+def moderated_table(tablet, phone, server, players: int) -> str:
+    """A table the tablet moderates (no seat), the phone's guest and bots in its seats, its game started."""
+    tablet.goto(f"{server.url}/new/?engine=inside_job")
     tablet.check('[data-test="role-moderate"]')
     tablet.click('[data-test="create"]')
     code = tablet.inner_text('[data-test="table-code"]').strip()
-    phone = seated_phone(browser, server)
-    phone.fill('[data-test="code"]', code.lower())
-    phone.click('[data-test="find"]')
-    phone.click('[data-test="join"]')
-    tablet.wait_for_function("() => document.querySelectorAll('[data-test=mod-seats] li').length === 1", timeout=15000)
-    for _ in range(4):
+    if phone is not None:
+        phone.fill('[data-test="code"]', code.lower())
+        phone.click('[data-test="find"]')
+        phone.click('[data-test="join"]')
+        tablet.wait_for_function("() => document.querySelectorAll('[data-test=mod-seats] li').length === 1",
+                                 timeout=15000)
+    for _ in range(players - (phone is not None)):
         tablet.click('[data-test="add-bot"]')
     tablet.click('[data-test="start"]')
     tablet.wait_for_selector("#public-view[data-playing] .board-seat", timeout=15000)
+    return code
+
+
+# The seats' and the middle's boxes, and the open drawer's sheet (null while it is closed).
+BOXES = """() => {
+  const box = el => { const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height].map(Math.round); };
+  const sheet = document.querySelector('#moderator-view details[open] > .drawer-sheet');
+  return {seats: [...document.querySelectorAll('#public-view .board-seat')].map(box),
+          centre: box(document.querySelector('#public-view .board-centre')), sheet: sheet && box(sheet)};
+}"""
+
+
+def meets(a: list[int], b: list[int]) -> bool:
+    """Whether two boxes ([left, top, width, height]) cover each other anywhere."""
+    return a[0] < b[0] + b[2] - 1 and b[0] < a[0] + a[2] - 1 and a[1] < b[1] + b[3] - 1 and b[1] < a[1] + a[3] - 1
+
+
+@pytest.mark.parametrize("players", [5, 10])
+def test_the_moderators_open_drawer_is_a_sheet_that_leaves_the_board_as_it_is(browser, server, players):
+    """The moderator's tablet during play, at 5 and 10 seats, 1024×768 and 1280×800: the drawer opens as a sheet over
+    the seats at the board's end edge; the board keeps every box where it was with the drawer closed (nothing
+    squeezed, no seat over another, the middle whole and uncovered), and the sheet closes with Escape."""
+    tablet = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    sit_down(tablet, server.url, "Mia")
+    phone = seated_phone(browser, server)
+    code = moderated_table(tablet, phone, server, players)
     try:
-        assert tablet.locator('[data-test="controls"][open]').count() == 0
-        assert_board_fits(tablet.evaluate(BOARD_MEASURE), 5)
+        for width, height in BOARD_SIZES:
+            tablet.set_viewport_size({"width": width, "height": height})
+            tablet.wait_for_timeout(100)
+            assert tablet.locator('[data-test="controls"][open]').count() == 0
+            assert_board_fits(tablet.evaluate(BOARD_MEASURE), players)
+            closed = tablet.evaluate(BOXES)
+            tablet.click('[data-test="controls"] > summary')
+            tablet.wait_for_selector('[data-test="controls"][open]')
+            assert_board_fits(tablet.evaluate(BOARD_MEASURE), players)
+            opened = tablet.evaluate(BOXES)
+            assert opened["seats"] == closed["seats"] and opened["centre"] == closed["centre"], (closed, opened)
+            sheet = opened["sheet"]
+            assert sheet[0] >= 0 and sheet[1] >= 0, sheet
+            assert sheet[0] + sheet[2] <= width + 1 and sheet[1] + sheet[3] <= height + 1, sheet
+            assert not meets(sheet, opened["centre"]), (sheet, opened["centre"])  # the middle stays whole
+            assert tablet.locator('[data-test="end-game"]').is_visible()
+            if (width, height) == BOARD_SIZES[0] and players == 5:
+                tablet.wait_for_timeout(2600)  # the highlight of the latest change has faded
+                shot = SCREENS / "inside_job-board-moderated-en.png"
+                tablet.screenshot(path=str(shot), scale="css")
+                assert shot.stat().st_size < 250_000, shot
+            tablet.keyboard.press("Escape")
+            tablet.wait_for_selector('[data-test="controls"]:not([open])')
+        # The drawer stays as the moderator left it through a reload, but not into the next table's game.
         tablet.click('[data-test="controls"] > summary')
+        tablet.reload()
         tablet.wait_for_selector('[data-test="controls"][open]')
-        drawer = tablet.locator("#moderator-view").bounding_box()
-        board = tablet.locator("#public-view").bounding_box()
-        assert drawer["x"] >= board["x"] + board["width"] - 1  # beside the board, not over it
-        assert tablet.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-        assert tablet.locator('[data-test="end-game"]').is_visible()
+        if players == 5:
+            next_code = moderated_table(tablet, None, server, 5)
+            assert next_code != code
+            assert tablet.locator('[data-test="controls"][open]').count() == 0
     except Exception:
-        save_screenshots([tablet, phone], "board-ux-moderator-failure")
+        save_screenshots([tablet, phone], f"board-ux-moderator-{players}-failure")
+        raise
+
+
+def finished_table(engine_name: str, players: int, *, seed: int = 1, end_early: bool = False) -> Table:
+    """A table whose game has just finished: guests (test clients) at every seat play random legal moves through the
+    services until the game ends (``end_early``: its host ends it after a few moves)."""
+    people = [Guest(f"Player {i + 1}") for i in range(players)]
+    assert people[0].post("/new/", {"engine": engine_name, "timer": "0"}).status_code == 302
+    table = Table.objects.filter(host=people[0].player).latest("pk")
+    for person in people[1:]:
+        assert person.post(f"/t/{table.code}/join/").status_code == 302
+    assert people[0].post(f"/t/{table.code}/host/start/").status_code == 302
+    game = table.games.get(status=Game.RUNNING)
+    engine, rng = get_engine(engine_name), random.Random(seed)
+    for step in range(5000):
+        game.refresh_from_db()
+        if game.over:
+            return table
+        if end_early and step == 12:
+            assert people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"}).status_code == 302
+            continue
+        state = game_state(game)
+        movers = [seat for seat in range(players) if engine.legal_actions(state, seat)]
+        if not movers:  # a window that only closes by itself (the server's worker may close it first)
+            Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+            game_expire(game_id=game.pk)
+            continue
+        seat = rng.choice(movers)
+        with contextlib.suppress(MoveRefused):  # the worker moved the game on meanwhile: look again
+            move_submit(game_id=game.pk, player=people[seat].player, version=game.version, move_id=None,
+                        action=rng.choice(engine.legal_actions(state, seat)), window=game.window)
+    raise AssertionError("the game did not finish")
+
+
+# Every seat's card is face up at the end; a game with roles shows each seat's role card on its seat.
+ROLE_CARDS = {"inside_job": True, "good_cop_bad_cop_health": True, "coup": False, "good_cop_bad_cop": False}
+
+
+def assert_the_reveal_is_first(board, players: int, engine: str) -> None:
+    """One screen (no scrolling), the seats around the table as during play, who won and every seat's cards in view."""
+    assert board.evaluate("() => document.scrollingElement.scrollHeight <= window.innerHeight"), "the end scrolls"
+    assert_board_fits(board.evaluate(BOARD_MEASURE), players)
+    assert board.locator("#public-view .board-seat .face-down").count() == 0
+    if ROLE_CARDS[engine]:
+        assert board.locator("#public-view .board-seat .board-role").count() == players
+    else:
+        assert board.locator("#public-view .board-seat [data-test=revealed]").count() > 0
+    head = board.locator("#public-view .outcome h2").bounding_box()
+    assert head["y"] >= 0 and head["y"] + head["height"] <= board.viewport_size["height"]
+
+
+@pytest.mark.parametrize("engine", sorted(PLAYERS))
+def test_the_game_over_board_is_one_screen_with_the_reveal_first(browser, server, engine):
+    """At every player count of each game, on 1024×768 and 1280×800: who won and every seat's role or cards on the
+    table, without scrolling; also after the host ended a game early. docs/screens/<game>-board-over-en.png."""
+    low, high = get_engine(engine).min_players, get_engine(engine).max_players
+    board = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    shots = board.context.browser.new_context(viewport={"width": 1024, "height": 768}, device_scale_factor=0.625)
+    try:
+        for players in range(low, high + 1):
+            code = finished_table(engine, players, seed=players).code
+            board.goto(f"{server.url}/t/{code}/board/")
+            for width, height in BOARD_SIZES:
+                board.set_viewport_size({"width": width, "height": height})
+                board.wait_for_selector("#public-view[data-over] .board-seat", timeout=15000)
+                assert_the_reveal_is_first(board, players, engine)
+            if players == PLAYERS[engine]:
+                shot = shots.new_page()
+                shot.goto(f"{server.url}/t/{code}/board/")
+                shot.wait_for_timeout(2600)  # the highlight of the latest change has faded
+                shot.screenshot(path=str(SCREENS / f"{engine}-board-over-en.png"), scale="device")
+                assert (SCREENS / f"{engine}-board-over-en.png").stat().st_size < 150_000
+        ended = finished_table(engine, PLAYERS[engine], end_early=True)
+        board.goto(f"{server.url}/t/{ended.code}/board/")
+        board.wait_for_selector('#public-view[data-over] [data-test="ended"]', timeout=15000)
+        for width, height in BOARD_SIZES:
+            board.set_viewport_size({"width": width, "height": height})
+            board.wait_for_timeout(100)
+            assert_the_reveal_is_first(board, PLAYERS[engine], engine)
+    except Exception:
+        save_screenshots([board], f"board-ux-over-{engine}-failure")
         raise

@@ -3,8 +3,11 @@
 // 1. The moderator's drawer (#moderator-view, in the board's push frames, refetched by htmx when a push
 //    cannot say what changed) keeps
 //    what the moderator chose: a <details data-keep-open> stays open or closed across swaps and
-//    reloads, and a swap waits while a field in the fragment is being used (a half-chosen game
+//    reloads (kept per tab under its key, which names the table: the next table starts as a table
+//    starts), and a swap waits while a field in the fragment is being used (a half-chosen game
 //    or option is not wiped by someone joining); it is fetched again once the field is left.
+//    During play and at a game's end the open drawer is a sheet over the board's edge: its close
+//    button ([data-close-drawer]) or Escape closes it.
 // 2. Read aloud: a toggle ([data-read-aloud], off by default, remembered in localStorage) that
 //    speaks key public events with speechSynthesis in the page's language. Every phrase is text
 //    already on the board, rendered and translated by the server: the newest public log line,
@@ -41,6 +44,19 @@
       session.setItem(OPEN_KEY + el.dataset.keepOpen, el.open ? "1" : "0");
     }
   }, true);
+
+  function closeDrawer(details) {
+    if (details && details.open) { details.open = false; } // the toggle event above remembers it
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target instanceof Element ? event.target.closest("[data-close-drawer]") : null;
+    if (button) { closeDrawer(button.closest("details")); }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") { return; }
+    var sheet = document.querySelector("#moderator-view details[open] > [data-sheet]");
+    if (sheet) { closeDrawer(sheet.parentElement); }
+  });
 
   var heldBack = false;
   function busy(root) {

@@ -157,8 +157,10 @@ def test_outcome_reveals_every_role_on_phone_and_board():
         state = run_mission(state, team)
     for html in (board(state), phone(state, 1)):
         assert 'data-test="outcome"' in html and 'data-side="agents"' in html
-        for s in range(5):
-            assert f'data-test="reveal-{s}"' in html
+    assert all(f'data-test="reveal-{s}"' in phone(state, 1) for s in range(5))
+    # The board shows each seat's role card on that seat.
+    roles = re.findall(r'class="board-card board-role"><svg class="card-art card-art-([a-z]+)"', board(state))
+    assert roles == ["agent", "traitor", "agent", "traitor", "agent"]
 
 
 @pytest.mark.parametrize(("players", "options"), CASES)
