@@ -13,7 +13,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Generic, Protocol, TypedDict, TypeVar, cast
 
 from engines import fair
 
@@ -21,6 +21,24 @@ State = dict[str, Any]
 # An action, an option spec, a view, an outcome, a log entry: plain JSON objects.
 JSONDict = dict[str, Any]
 T = TypeVar("T")
+PhaseT = TypeVar("PhaseT", bound=str)
+EntryT = TypeVar("EntryT")
+ActionT = TypeVar("ActionT")
+OutcomeT = TypeVar("OutcomeT")
+
+
+class BaseView(TypedDict, Generic[PhaseT, EntryT, ActionT, OutcomeT]):
+    """The keys every game's view has (engines/README.md), typed by the game's phase, log entry, action and
+    outcome; each game's view adds its own keys."""
+
+    seat: int | None
+    phase: PhaseT
+    turn: int | None
+    log: list[EntryT]
+    legal: list[ActionT]
+    players: int
+    awaiting: list[int]
+    outcome: OutcomeT | None
 
 
 class IllegalAction(ValueError):
@@ -170,6 +188,8 @@ class Engine(Protocol):
     team_key: str | None
     default_timer: int
     phone_private_keys: frozenset[str] | None
+    figures: tuple[str, ...]
+    minority: tuple[str, str] | None
 
     def default_options(self) -> JSONDict: ...
     def check_options(self, options: JSONDict, players: int | None) -> None: ...
@@ -191,6 +211,12 @@ class Engine(Protocol):
     def outcome(self, state: State) -> JSONDict | None: ...
     def encode(self, state: State) -> JSONDict: ...
     def decode(self, data: JSONDict) -> State: ...
+    # What the web layer shows beside the views (each game's presentation.py).
+    def reference(self, view: JSONDict, players: int, options: JSONDict) -> JSONDict | None: ...
+    def log_figures(self, state: State, options: JSONDict, moves: Sequence[tuple[int | None, JSONDict | None]],
+                    players: int) -> tuple[dict[str, int], ...]: ...
+    def seat_role(self, outcome: JSONDict, seat: int) -> str | None: ...
+    def is_minority(self, view: JSONDict, seat: int) -> bool: ...
 
 
 class BaseEngine:
@@ -215,6 +241,32 @@ class BaseEngine:
     # phone view is the seat's own part (templates/games/<name>/phone.html alone). "log" among them: the
     # seat's own private lines of the log only.
     phone_private_keys: frozenset[str] | None = None
+
+    # What the web layer shows of the game beside its views, declared by the game's ``presentation.py``
+    # (the pages branch on none of it). The figures its log gives each seat (``log_figures``), in the order
+    # the pages and downloads list them; () for a game without any.
+    figures: tuple[str, ...] = ()
+    # The minority role a fair deal evens out (``engines.fair``), as a finished game's reveal names it: a
+    # team (``("team", "traitors")``) or a seat's role (``("role", "kingpin")``, ``seat_role``); None: none.
+    minority: tuple[str, str] | None = None
+
+    def reference(self, view: JSONDict, players: int, options: JSONDict) -> JSONDict | None:
+        """The public facts of the phone's reference card (templates/games/<name>/reference.html) for a
+        table of ``players`` with these checked options; None: the game has no reference card."""
+        return None
+
+    def log_figures(self, state: State, options: JSONDict, moves: Sequence[tuple[int | None, JSONDict | None]],
+                    players: int) -> tuple[dict[str, int], ...]:
+        """Each seat's ``figures`` from a game's log: the dealt ``state`` folded over ``moves``."""
+        return tuple({} for _ in range(players))
+
+    def seat_role(self, outcome: JSONDict, seat: int) -> str | None:
+        """A seat's role from the end-of-game reveal, in the game's own words (None where it has none)."""
+        return None
+
+    def is_minority(self, view: JSONDict, seat: int) -> bool:
+        """Whether this seat's own view shows the ``minority`` role."""
+        return False
 
     def default_options(self) -> JSONDict:
         """Every option key with its default."""
@@ -325,6 +377,10 @@ class BaseEngine:
 
     def legal_actions(self, state: State, seat: int) -> list[JSONDict]:
         """Every concrete action ``seat`` may play now ([] when none)."""
+        raise NotImplementedError
+
+    def view(self, state: State, seat: int | None) -> JSONDict:
+        """What ``seat`` may see (None: the public board); every engine implements it."""
         raise NotImplementedError
 
     def outcome(self, state: State) -> JSONDict | None:

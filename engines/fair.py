@@ -1,7 +1,8 @@
 """Fair deals: over a group's games, nobody is dealt the minority role far more often than chance.
 
-The minority role: an Inside Job Traitor (any role on the Traitors' side), the Good Cop Bad Cop
-Kingpin, a Bad Cop of the health edition. Coup has none (the option changes nothing there).
+The minority role is each game's own (``minority`` and ``is_minority``, from its presentation.py): an
+Inside Job Traitor (any role on the Traitors' side), the Good Cop Bad Cop Kingpin, a Bad Cop of the
+health edition. Coup has none (the option changes nothing there).
 
 The method (a choice among candidate deals, all made from the game's seed):
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
 from typing import Any
 
 # Self-contained (hashlib only): engines.base calls it from ``setup``, so it must not import base back.
@@ -37,25 +37,12 @@ CANDIDATES = 4
 LIMIT = 3
 
 
-def _kingpin(view: dict[str, Any], seat: int) -> bool:
-    cards = view.get("cards") or []
-    return seat < len(cards) and any(card.get("name") == "kingpin" for card in cards[seat])
-
-
-# By game: does this seat's own view show the minority role?
-MINORITY: dict[str, Callable[[dict[str, Any], int], bool]] = {
-    "inside_job": lambda view, seat: view.get("side") == "traitors",
-    "good_cop_bad_cop": _kingpin,
-    "good_cop_bad_cop_health": lambda view, seat: view.get("identity") == "bad",
-}
-
-
 def minority_seats(engine: Any, state: Any) -> set[int]:
-    """The seats dealt the minority role, read from each seat's own view (the engine's public contract)."""
-    test = MINORITY.get(engine.name)
-    if test is None:
+    """The seats dealt the minority role, read from each seat's own view (the engine's public contract:
+    ``engine.is_minority``, for a game that names a ``minority``)."""
+    if engine.minority is None:
         return set()
-    return {seat for seat in range(engine.seat_count(state)) if test(engine.view(state, seat), seat)}
+    return {seat for seat in range(engine.seat_count(state)) if engine.is_minority(engine.view(state, seat), seat)}
 
 
 def check(value: Any, players: int | None) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
+from engines.base import BaseView
+
 DUKE, ASSASSIN, CAPTAIN, AMBASSADOR, CONTESSA, INQUISITOR = (
     "duke", "assassin", "captain", "ambassador", "contessa", "inquisitor",
 )
@@ -224,17 +226,9 @@ class Variants(TypedDict):
     factions: bool
 
 
-class CoupView(TypedDict):
+class CoupView(BaseView[str, LogEntry, Action, Result]):
     """What one seat (or the board) sees."""
 
-    seat: int | None
-    phase: str
-    turn: int | None
-    log: list[LogEntry]
-    legal: list[Action]
-    players: int
-    awaiting: list[int]
-    outcome: Result | None
     coins: list[int]
     hand: list[str]
     alive: list[bool]

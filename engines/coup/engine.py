@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, cast
 
-from engines.base import N_, BaseEngine, IllegalAction, OptionError, Rng, State, first_player, first_player_spec
+from engines.base import (
+    N_,
+    BaseEngine,
+    IllegalAction,
+    JSONDict,
+    OptionError,
+    Rng,
+    State,
+    first_player,
+    first_player_spec,
+)
 
-from . import legal, rules
+from . import legal, presentation, rules
 from .cards import TURN_ACTIONS, WINDOW_PHASES, WINDOW_SECONDS, Action, CoupState, Options, Phase
 from .views import build_view
 
@@ -40,6 +51,15 @@ class CoupEngine(BaseEngine):
     # are the phone's public status and part (phone_status.html, phone_public.html: the same on every phone).
     phone_private_keys = frozenset({"hand", "drawn", "examined", "log", "my_phase", "must_coup", "embezzle_gain",
                                     "variants"})
+
+    # What the web layer shows beside the views (presentation.py).
+    figures = presentation.FIGURES
+    reference = staticmethod(presentation.reference)
+
+    def log_figures(self, state: State, options: JSONDict, moves: Sequence[tuple[int | None, JSONDict | None]],
+                    players: int) -> tuple[dict[str, int], ...]:
+        """Claims, bluffs and challenges by seat (presentation.log_figures)."""
+        return presentation.log_figures(self, state, options, moves, players)
 
     # Every turn action is a declaration; the answers each have their own move.
     handlers = {

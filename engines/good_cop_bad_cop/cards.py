@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NotRequired, Required, TypedDict
 
+from engines.base import BaseView
+
 HONEST = "honest"
 CROOKED = "crooked"
 AGENT = "agent"
@@ -187,17 +189,9 @@ class OwnView(TypedDict):
     planted: bool
 
 
-class GameView(TypedDict):
+class GameView(BaseView[Phase, LogEntry, Action, Result]):
     """What one seat (or the board, seat None) sees."""
 
-    seat: int | None
-    phase: Phase
-    turn: int
-    log: list[LogEntry]
-    legal: list[Action]
-    players: int
-    awaiting: list[int]
-    outcome: Result | None
     cards: list[list[CardView]]
     hand: list[str]
     guns: list[int | None]

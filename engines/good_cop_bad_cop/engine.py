@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from engines.base import N_, BaseEngine, State, first_player_spec
 
-from . import legal, rules, views
+from . import legal, presentation, rules, views
 from .cards import WINDOW_SECONDS, GameState, Options
 from .table import copy_table
 
@@ -32,6 +32,12 @@ class GoodCopBadCopEngine(BaseEngine):
     # the phone's public status and part.
     phone_private_keys = frozenset({"step", "silent", "own", "team", "hand", "learned", "log", "playable",
                                     "picks", "revive", "outcome"})
+
+    # What the web layer shows beside the views (presentation.py).
+    minority = presentation.MINORITY
+    reference = staticmethod(presentation.reference)
+    seat_role = staticmethod(presentation.seat_role)
+    is_minority = staticmethod(presentation.is_minority)
 
     def option_specs(self) -> list[dict[str, Any]]:
         """First player (random if empty), the seed's optional Bribe card, the silent window's countdown."""

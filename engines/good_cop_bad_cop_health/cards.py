@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
+from engines.base import BaseView
+
 # Equipment kinds, named as in the `deck` option (the rules page, "Pieces").
 REVOLVER_38 = "revolver_38"
 MAGNUM_357 = "magnum_357"
@@ -204,17 +206,9 @@ class Moves(TypedDict):
     equipped: bool
 
 
-class HealthView(TypedDict):
+class HealthView(BaseView[str, LogEntry, Action, Outcome]):
     """What one seat (or the board, seat None) sees."""
 
-    seat: int | None
-    phase: str
-    turn: int | None
-    log: list[LogEntry]
-    legal: list[Action]
-    players: int
-    awaiting: list[int]
-    outcome: Outcome | None
     variant: str
     flawless_shot_always: bool
     health: list[int]

@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from engines.base import N_, BaseEngine, OptionError, State, first_player_spec
 
-from . import legal, rules, views
+from . import legal, presentation, rules, views
 from .cards import (
     DEFAULT_DECK,
     DRAW,
@@ -41,6 +41,12 @@ class GoodCopBadCopHealthEngine(BaseEngine):
     # for, every seat's health and equipment, the market and the public log are the phone's public status and part.
     phone_private_keys = frozenset({"step", "identity", "identity_was", "identity_choices", "hand", "inspected",
                                     "log", "moves", "own", "variant", "outcome", "reveal"})
+
+    # What the web layer shows beside the views (presentation.py).
+    minority = presentation.MINORITY
+    reference = staticmethod(presentation.reference)
+    seat_role = staticmethod(presentation.seat_role)
+    is_minority = staticmethod(presentation.is_minority)
 
     handlers = {
         KEEP_IDENTITY: "_keep_identity",

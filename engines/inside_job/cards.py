@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, TypedDict
 
+from engines.base import BaseView
+
 # players -> (agents, traitors); decision: the published Resistance table.
 SIDES: dict[int, tuple[int, int]] = {5: (3, 2), 6: (4, 2), 7: (4, 3), 8: (5, 3), 9: (6, 3), 10: (6, 4)}
 
@@ -117,17 +119,9 @@ class InsideJobState(TypedDict):
     log: list[LogEntry]
 
 
-class InsideJobView(TypedDict):
+class InsideJobView(BaseView[Phase, LogEntry, Action, Outcome]):
     """What one seat (or the board, seat None) may see."""
 
-    seat: int | None
-    phase: Phase
-    turn: int | None
-    log: list[LogEntry]
-    legal: list[Action]
-    players: int
-    awaiting: list[int]
-    outcome: Outcome | None
     role: str | None
     side: str | None
     known: list[int]

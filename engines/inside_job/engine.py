@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
-from engines.base import N_, BaseEngine, IllegalAction, OptionError, State, first_player_spec
-from engines.inside_job import legal, rules, views
+from engines.base import N_, BaseEngine, IllegalAction, JSONDict, OptionError, State, first_player_spec
+from engines.inside_job import legal, presentation, rules, views
 from engines.inside_job.cards import LADY_MIN_PLAYERS, SIDES, TRAITOR_SPECIALS, Action, InsideJobState
 
 
@@ -26,6 +27,19 @@ class InsideJobEngine(BaseEngine):
     # the proposal, the track and the log are the phone's public part (the same on every phone).
     phone_private_keys = frozenset({"phase", "role", "side", "known", "known_as", "examined", "my_vote", "my_card",
                                     "team_size", "outcome"})
+
+    # What the web layer shows beside the views (presentation.py).
+    figures = presentation.FIGURES
+    minority = presentation.MINORITY
+    reference = staticmethod(presentation.reference)
+
+    def log_figures(self, state: State, options: JSONDict, moves: Sequence[tuple[int | None, JSONDict | None]],
+                    players: int) -> tuple[dict[str, int], ...]:
+        """Sabotage and the Assassin's guess by seat (presentation.log_figures)."""
+        return presentation.log_figures(self, state, moves, players)
+
+    seat_role = staticmethod(presentation.seat_role)
+    is_minority = staticmethod(presentation.is_minority)
 
     handlers = {
         "propose": "_propose",

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import random
 
-REQUIRED_VIEW_KEYS = {"seat", "phase", "turn", "log", "legal", "players", "awaiting", "outcome"}
+from engines.base import BaseView
+
+# The keys every view has: the contract's common view (engines.base.BaseView).
+REQUIRED_VIEW_KEYS = set(BaseView.__required_keys__)
 
 
 def play_random(engine, players: int, options: dict, seed: int, *, max_steps: int = 5000,

@@ -10,7 +10,7 @@ import pytest
 from engines.base import BaseEngine
 from engines.registry import ENGINES
 
-STANDARD = {"__init__.py", "engine.py", "cards.py", "rules.py", "legal.py", "views.py", "bots.py"}
+STANDARD = {"__init__.py", "engine.py", "cards.py", "rules.py", "legal.py", "views.py", "bots.py", "presentation.py"}
 # Modules a game may add for its own data, named in engines/README.md.
 EXTRA = {"good_cop_bad_cop": {"equipment.py", "table.py"}}
 CLASSES = {"coup": "CoupEngine", "inside_job": "InsideJobEngine", "good_cop_bad_cop": "GoodCopBadCopEngine",

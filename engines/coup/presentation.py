@@ -1,0 +1,95 @@
+"""What the web layer shows of Coup beside its views: the reference card's facts and each seat's figures
+from a finished game's log (claims, bluffs and challenges; gameplay.stats describes each figure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engines.base import BaseEngine, JSONDict, State
+
+from . import cards
+
+# In the order the stats pages and downloads list them.
+FIGURES = ("claims", "bluffs", "caught_bluffing", "bluffs_caught", "challenges_lost")
+
+
+def reference(view: JSONDict, players: int, options: JSONDict) -> JSONDict:
+    """Every action this table plays with, its cost and gain, the character it claims, who may challenge
+    and who may block it (as which characters), the court's counts."""
+    variants = view.get("variants") or {}
+    inquisitor, factions = bool(variants.get("inquisitor")), bool(variants.get("factions"))
+    actions = []
+    for action in cards.TURN_ACTIONS:
+        if (action == "examine" and not inquisitor) or (action in ("convert", "embezzle") and not factions):
+            continue
+        blockers = cards.blockers_of(action, inquisitor)
+        gain = cards.STEAL_AMOUNT if action == "steal" else cards.INCOME.get(action)
+        actions.append({
+            "action": action,
+            "cost": cards.COSTS.get(action),
+            "gain": gain,
+            "claim": cards.claim_of(action, inquisitor),
+            "challenge": action in cards.CHARACTER_ACTIONS,
+            "blockers": blockers,
+            "block_by": ("target" if action in cards.TARGET_BLOCKS else "anyone") if blockers else None,
+        })
+    copies = cards.copies(players)
+    return {"actions": actions, "court": [{"card": c, "n": copies} for c in cards.characters(inquisitor)],
+            "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
+
+
+def _claim(action: JSONDict, inquisitor: bool) -> str | None:
+    """The character a move claims (``no_duke`` for Embezzle), or None for a move that claims none."""
+    kind = action.get("type")
+    if kind == "block":
+        return str(action.get("as"))
+    if kind in cards.TURN_ACTIONS:
+        return cards.claim_of(str(kind), inquisitor)
+    return None
+
+
+def log_figures(engine: BaseEngine, state: State, options: JSONDict,
+                moves: Sequence[tuple[int | None, JSONDict | None]], players: int) -> tuple[dict[str, int], ...]:
+    """Claims and bluffs from each claimer's own hand at the moment of the claim; challenges from the public log.
+
+    The state is replayed up to each claiming move, and the claimer's own view says what they
+    held then. The public log then lists the claims (``declare`` with a claim, ``block``) in the
+    same order, each ``challenge`` of one, and the ``reveal`` (or ``reveal_all``) that judged it.
+    """
+    inquisitor = bool(options.get("inquisitor"))
+    figures = [dict.fromkeys(FIGURES, 0) for _ in range(players)]
+    bluffs: list[tuple[int, bool]] = []  # (seat, bluffed) for each claiming move, in order
+    waiting: list[tuple[int | None, JSONDict | None]] = []
+    for seat, action in moves:
+        claim = _claim(action or {}, inquisitor) if seat is not None else None
+        if seat is not None and claim is not None:
+            state = engine.replay(state, waiting)
+            waiting = []
+            hand = engine.view(state, seat)["hand"]
+            bluffs.append((seat, cards.DUKE in hand if claim == cards.NO_DUKE else claim not in hand))
+        waiting.append((seat, action))
+    state = engine.replay(state, waiting)
+    claims = iter(bluffs)
+    latest: dict[int, bool] = {}  # seat -> whether their latest claim was a bluff
+    on_trial: tuple[int, int, bool] | None = None  # (challenger, claimer, bluffed)
+    entry: dict[str, Any]
+    for entry in engine.view(state, None)["log"]:
+        event = entry.get("event")
+        if (event == "declare" and entry.get("claim")) or event == "block":
+            seat, bluffed = next(claims)
+            figures[seat]["claims"] += 1
+            figures[seat]["bluffs"] += bluffed
+            latest[seat] = bluffed
+        elif event == "challenge":
+            against = int(entry["against"])
+            on_trial = (int(entry["seat"]), against, latest.get(against, False))
+        elif event in ("reveal", "reveal_all") and on_trial is not None:
+            challenger, claimer, bluffed = on_trial
+            on_trial = None
+            if entry.get("proved"):
+                figures[challenger]["challenges_lost"] += 1
+            elif bluffed:
+                figures[claimer]["caught_bluffing"] += 1
+                figures[challenger]["bluffs_caught"] += 1
+    return tuple(figures)
