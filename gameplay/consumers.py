@@ -1,4 +1,5 @@
-"""The table socket: the table's revision number, and for a page that asks, what changed on its screen.
+"""The table socket: the table's revision number, and for a page that asks, what changed on its screen;
+a phone's page sends its moves over it (``gameplay.socket_moves``), answered with its frame.
 
 Frames to the page are ``{"v": revision}`` and, every ``HEARTBEAT_SECONDS``, ``{"hb": 1}``.
 A page that names its screen in the socket's URL (``?view=phone`` or ``?view=board``) gets
@@ -27,7 +28,7 @@ from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 from django.utils import translation
 
-from gameplay import presence, screens
+from gameplay import presence, screens, socket_moves
 from gameplay.seats import session_devices
 from infra import limits
 from lobby import known_tables, notify
@@ -46,6 +47,8 @@ LAYER_TIMEOUT_SECONDS = 3.0
 CLOSE_UNKNOWN_TABLE = 4404
 CLOSE_BAD_FRAME = 4400
 CLOSE_LAYER_DOWN = 4503
+# The longest message a page sends: a move form's fields (the same bound as a move's POST body).
+MAX_MESSAGE_CHARS = 16 * 1024
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
@@ -100,9 +103,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self._layer("group_discard", group, self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        """Phones never send moves over the socket (moves are CSRF-checked POSTs): JSON is
-        ignored, anything else (bytes, text that is not JSON) closes the socket quietly."""
-        if text_data is not None:
+        """A phone's page sends its moves (``{"move": fields, "id": n}``, see ``gameplay.socket_moves``);
+        other JSON is ignored; anything else (bytes, text that is not JSON or longer than a move form
+        may be) closes the socket quietly."""
+        if text_data is not None and len(text_data) <= MAX_MESSAGE_CHARS:
             try:
                 content = json.loads(text_data)
             except ValueError:
@@ -114,7 +118,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=CLOSE_BAD_FRAME)
 
     async def receive_json(self, content, **kwargs) -> None:
-        return None
+        if not isinstance(content, dict) or "move" not in content or self.screen is None:
+            return
+        answer = await database_sync_to_async(socket_moves.play)(self.table_id, self.code, self.screen, content)
+        if "v" in answer:
+            self.pushed = max(self.pushed, answer["v"])  # the push of this revision is in the answer
+        await self.send_json(answer)
 
     async def table_revision(self, event: dict) -> None:
         revision = int(event["v"])

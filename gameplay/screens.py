@@ -537,13 +537,14 @@ class TableRound:
             return [self._public.setdefault((part.id, language), part) if part.public and part.tagged else part
                     for part in parts]
 
-    def frame(self, socket: Socket) -> dict:
+    def frame(self, socket: Socket, *, note: str = "") -> dict:
         """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
 
         ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
         its root id, when its shape changed: a game starts or ends, the lobby); ``t``: the tags of all the
         screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
         alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
+        ``note``: a phone's whole panel with this note above it (a move sent over the socket was refused).
         """
         viewer = viewer_of_session(socket.session_key, language=socket.language, csrf_secret=socket.csrf_secret,
                                    url=socket.url)
@@ -557,8 +558,8 @@ class TableRound:
                 shell, parts = phone_parts(self.now, viewer)
                 parts = self.shared(parts)
                 shape = _shape(shell, parts, viewer) if parts else ""
-                if not shape or socket.sent.get(PHONE_ROOT) != shape:
-                    html = _panel_html(self.now, viewer, shell, parts)
+                if note or not shape or socket.sent.get(PHONE_ROOT) != shape:
+                    html = _panel_html(self.now, viewer, shell, parts, note=note)
                     held = {key: piece[0] for part in parts for key, piece in part.pieces.items()}
                     socket.sent = {PHONE_ROOT: shape, **held} if shape else {}
                     return {"v": self.revision, "f": {PHONE_ROOT: html}}

@@ -82,6 +82,9 @@ def apply_frame(page: str, frame: dict) -> str | None:
         span = element_span(page, element_id)
         if span is None or f'data-tag="{tag}"' not in page[span[0]:span[1]].split(">", 1)[0]:
             return None
+    # A note answered to an earlier tap goes first (a refused move's answer brings its own in its panel).
+    page = re.sub(r'(<div id="private-view"[^>]*>)\s*<p class="notice" role="alert" data-test="note">.*?</p>', r"\1",
+                  page, count=1, flags=re.S)
     for element_id, html in parts.items():
         span = element_span(page, element_id)
         if span is None:
@@ -89,8 +92,7 @@ def apply_frame(page: str, frame: dict) -> str | None:
         page = page[:span[0]] + html + page[span[1]:]
     for root in ROOTS:
         page = re.sub(rf'(id="{root}"[^>]*?data-revision=")\d+', rf"\g<1>{int(frame['v'])}", page)
-    return re.sub(r'(<div id="private-view"[^>]*>)\s*<p class="notice" role="alert" data-test="note">.*?</p>', r"\1",
-                  page, count=1, flags=re.S)
+    return page
 # A move form that can be played (a finished game's forms are ``move-form frozen`` and hidden).
 LIVE_MOVE_FORM = re.compile(rb'class="move-form (?!frozen)')
 START_ACTIONS = ("/host/start/", "/host/again/")
@@ -101,6 +103,7 @@ SILENCE = 15.0 * 2.5 + 2.5  # table.js's watchdog: a socket silent this long (no
 BOARD_POLL = 15.0  # the board's hx-trigger "every 15s"
 CAUGHT_UP_WITHIN = 10.0  # an accepted move whose screens have not all caught up by then counts as an error
 DRAIN = 5.0  # after the measured window: how long to wait for the last moves' screens
+MOVE_ANSWER = 5.0  # table.js: a move sent over the socket with no answer by then is posted instead
 CHASE = 3  # table.js: a panel older than the newest number heard is refetched at most this often per number
 DEFAULT_PHONES = (5, 6, 7)  # players per table when --phones is not given, spread over the tables
 
@@ -122,6 +125,7 @@ class Options:
     setup_threads: int = 16
     connect_parallel: int = 64  # socket handshakes in flight at once while connecting
     pull: bool = False  # sockets without ?view=: numbers only, every screen refetches its partial
+    post_moves: bool = False  # moves as htmx POSTs even while the socket is open (table.js sends them over it)
 
     @property
     def split(self) -> urllib.parse.SplitResult:
@@ -416,6 +420,8 @@ class Screen:
         self.chased: dict[int, int] = {}
         self.ws: aiohttp.ClientWebSocketResponse | None = None
         self.moves = 0
+        self.answers: dict[int, asyncio.Future[dict]] = {}  # moves sent over the socket, by number
+        self.moves_sent = 0
 
     # ------------------------------------------------------------------ HTTP
 
@@ -596,9 +602,23 @@ class Screen:
         except ValueError:
             self.run.figures.error("socket frame not JSON")
             return
+        if isinstance(frame, dict) and "answer" in frame:  # a move sent over the socket, answered
+            waiting = self.answers.pop(frame["answer"], None) if isinstance(frame["answer"], int) else None
+            if waiting is not None and not waiting.done():
+                waiting.set_result(frame)
+            return
         if not isinstance(frame, dict) or not isinstance(frame.get("v"), int):
             return
         self._apply(frame)
+
+    def _apply_answer(self, frame: dict) -> None:
+        """A move's answer over the socket: swapped in like a push, at the revision held too (a note)."""
+        assembled = apply_frame(self.body.decode("utf-8"), frame) if isinstance(frame.get("f"), dict) else None
+        if assembled is not None and frame["v"] >= self.shown:
+            self.known = max(self.known, frame["v"])
+            self.show(assembled.encode("utf-8"), time.monotonic())
+        elif assembled is None:
+            self.heard(frame["v"])
 
     def _apply(self, frame: dict) -> None:
         """A frame as table.js takes it: its fragments swapped in, or the number heard (refetch if newer)."""
@@ -642,6 +662,10 @@ class Screen:
         if not any(k == "move_id" for k, _ in data):
             data.append(("move_id", move_id))
         sent = time.monotonic()
+        over_socket = self.ws is not None and not self.ws.closed and not (self.run.options.pull
+                                                                          or self.run.options.post_moves)
+        if over_socket and await self._move_over_socket(data, sent):
+            return
         self.posting = True
         try:
             answer = await self.request("move POST", "POST", form.action, data)
@@ -649,6 +673,43 @@ class Screen:
         finally:
             self.posting = False
             self._settled()
+
+    async def _move_over_socket(self, data: list[tuple[str, str]], sent: float) -> bool:
+        """The move sent over the open socket as table.js sends it; False where table.js would post it instead
+        (the answer says so, none comes within ``MOVE_ANSWER``, the socket drops)."""
+        fields: dict[str, Any] = {}
+        for key, value in data:
+            held = fields.get(key)
+            fields[key] = value if held is None else [*held, value] if isinstance(held, list) else [held, value]
+        self.moves_sent += 1
+        number = self.moves_sent
+        waiting: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        self.answers[number] = waiting
+        try:
+            assert self.ws is not None
+            await self.ws.send_str(json.dumps({"move": fields, "id": number}))
+            answer = await asyncio.wait_for(waiting, MOVE_ANSWER)
+        except (TimeoutError, ConnectionError, aiohttp.ClientError, AssertionError):
+            self.answers.pop(number, None)
+            return False
+        if answer.get("post") or not isinstance(answer.get("v"), int):
+            return False
+        figures = self.run.figures
+        now = time.monotonic()
+        measured = figures.measured(sent)
+        if measured:
+            figures.attempted += 1
+            figures.post.append(now - sent)
+        self._apply_answer(answer)
+        status = answer.get("status")
+        if status == 200:
+            self.table.accepted(self, sent, answer["v"], measured)
+        elif status in (400, 409):
+            if measured:
+                figures.refusals[str(status)] += 1
+        else:
+            figures.error(f"move over the socket: status {status}")
+        return True
 
     def _answered(self, answer: tuple[int, bytes] | None, sent: float, now: float) -> None:
         """The tap's answer swapped in (refusals too: the fresh panel with its note), and its figures."""
@@ -988,7 +1049,7 @@ def format_summary(s: dict[str, Any]) -> str:
         f"tap → every screen p50 {s['tap_every_screen_p50_ms']} ms  p95 {s['tap_every_screen_p95_ms']} ms  "
         f"p99 {s['tap_every_screen_p99_ms']} ms  max {s['tap_every_screen_max_ms']} ms  "
         f"(n={s['tap_every_screen_n']})",
-        f"move POST          p50 {s['post_p50_ms']} ms  p99 {s['post_p99_ms']} ms  (n={s['post_n']})",
+        f"move answer        p50 {s['post_p50_ms']} ms  p99 {s['post_p99_ms']} ms  (n={s['post_n']})",
         f"panel GET          p50 {s['panel_get_p50_ms']} ms  p99 {s['panel_get_p99_ms']} ms  "
         f"(n={s['panel_get_n']}, 304: {s['panel_get_304']}); partials pushed in frames: {s['panel_pushed_n']}"
         f"{' (--pull: numbers only)' if s['pull'] else ''}",

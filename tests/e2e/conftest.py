@@ -126,6 +126,20 @@ PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touc
 TABLET = {"viewport": {"width": 1024, "height": 768}}
 
 
+# The panel is marked stale before a tap; the answer clears the mark: a POST's answer replaces the whole panel,
+# a move sent over the table socket is answered with the fragments that changed ("table:answered").
+MARK_STALE = """() => {
+  if (!window.__answerClears) {
+    window.__answerClears = true;
+    document.body.addEventListener('table:answered', () => {
+      const panel = document.getElementById('private-view');
+      if (panel) { delete panel.dataset.stale; }
+    });
+  }
+  document.getElementById('private-view').dataset.stale = '1';
+}"""
+
+
 def tap_and_settle(page, locator, *, tolerant: bool = False) -> bool:
     """Tap a move button and wait until the answer has replaced the private panel.
 
@@ -134,7 +148,7 @@ def tap_and_settle(page, locator, *, tolerant: bool = False) -> bool:
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    page.evaluate("document.getElementById('private-view').dataset.stale = '1'")
+    page.evaluate(MARK_STALE)
     try:
         locator.click(timeout=3000 if tolerant else 30000)
         page.wait_for_selector("#private-view:not([data-stale])", timeout=10000 if tolerant else 15000)

@@ -14,6 +14,7 @@ is news its page lost: the failure message gives the pushes it heard and the req
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -46,6 +47,12 @@ const mark = (what) => {
   window.__trace = window.__trace.slice(-16);
 };
 document.addEventListener('table-changed', () => mark('changed'));
+// A move sent over the socket is answered with the fragments that changed: the answer clears the stale mark.
+document.addEventListener('table:answered', (e) => {
+  mark('answered-' + e.detail.status);
+  const panel = document.getElementById('private-view');
+  if (panel) { delete panel.dataset.stale; }
+});
 document.addEventListener('htmx:beforeRequest', (e) => mark(e.detail.requestConfig.verb));
 document.addEventListener('htmx:afterRequest', (e) => {
   mark(e.detail.requestConfig.verb + '-done-' + e.detail.xhr.status);
@@ -88,6 +95,17 @@ SHOWS = """
 """
 
 
+def socket_answer(statuses: list[int], payload: str | bytes) -> None:
+    """A frame of a phone's socket: the status of the move it answers, if it answers one (and not by asking
+    the page to post it: that POST's answer is counted)."""
+    try:
+        frame = json.loads(payload)
+    except ValueError:
+        return
+    if isinstance(frame, dict) and "answer" in frame and not frame.get("post"):
+        statuses.append(frame["status"])
+
+
 def _wait(condition, what: str, timeout: float = 15.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -111,10 +129,14 @@ def test_four_phones_answer_one_window_together_and_every_answer_lands(browser, 
     for context in contexts:
         context.add_init_script(WATCH)
     phones = [context.new_page() for context in contexts]
-    answers: dict[str, list[int]] = {name: [] for name in NAMES}  # the status of every move each phone posted
+    # The status of every move each phone sent: over its table socket (the answer names the move), or posted
+    # (a socket answered {"post": true}, or none was open).
+    answers: dict[str, list[int]] = {name: [] for name in NAMES}
     for page, name in zip(phones, NAMES, strict=True):
         page.on("response", lambda r, name=name: answers[name].append(r.status)
                 if r.request.method == "POST" and r.url.endswith("/move/") else None)
+        page.on("websocket", lambda ws, name=name: ws.on(
+            "framereceived", lambda payload, name=name: socket_answer(answers[name], payload)))
     # Bo and Di talk to the second process: their answers and pushes cross Redis.
     bases = [first.url, second.url, first.url, second.url]
     for page, base, name in zip(phones, bases, NAMES, strict=True):

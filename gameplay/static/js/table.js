@@ -4,7 +4,8 @@
 // GET would show them) and the tags of all the screen's fragments. Each is swapped in by its
 // element id as htmx would, with no request; a fragment the frame leaves out must be on the page
 // with its tag (data-tag), else the page refetches. A number alone makes the page ask htmx to
-// refetch ("table-changed").
+// refetch ("table-changed"). A phone's moves go over the same socket while it is open, answered
+// with the frame (below: "Moves over the socket"); otherwise htmx posts them.
 // The server also sends {"hb": 1} every HEARTBEAT_MS through its channel layer, so a socket
 // that stays silent for SILENCE_MS is dead (a frozen Redis, a stale connection after sleep)
 // and is dropped. While the socket is down the page polls and reconnects with jittered
@@ -93,11 +94,13 @@
     if (typeof v === "number" && v > known) { known = v; }
     refresh();
   }
-  function pushed(data) {
+  // answer: the frame answers this page's own move (sent over the socket): it may show the revision the
+  // screen shows already (a refused move's note), and no request of this page holds it back.
+  function pushed(data, answer) {
     if (!panel() || !window.htmx || typeof window.htmx.swap !== "function") { seen(data.v); return; }
-    if (document.querySelector(".htmx-request")) { waitingPush = data; return; }
+    if (!answer && document.querySelector(".htmx-request")) { waitingPush = data; return; }
     var shown = shownRevision();
-    if (shown !== null && data.v <= shown) { return; }
+    if (shown !== null && (answer ? data.v < shown : data.v <= shown)) { return; }
     var parts = data.f || {};
     var tags = data.t || {};
     var id;
@@ -110,6 +113,10 @@
     for (id in parts) {
       if (Object.prototype.hasOwnProperty.call(parts, id) && !document.getElementById(id)) { refetch(data.v); return; }
     }
+    // The screen shows this revision now; a note answered to an earlier tap is gone, as from a GET (a refused
+    // move's answer brings its own, inside the panel it sends).
+    var note = document.querySelector("#private-view > [data-test=note]");
+    if (note) { note.parentNode.removeChild(note); }
     try {
       for (id in parts) {
         if (!Object.prototype.hasOwnProperty.call(parts, id)) { continue; }
@@ -122,13 +129,10 @@
       refetch(data.v);
       return;
     }
-    // The screen shows this revision now; a note answered to an earlier tap is gone, as from a GET.
     for (var i = 0; i < ROOTS.length; i++) {
       var root = document.getElementById(ROOTS[i]);
       if (root) { root.setAttribute("data-revision", String(data.v)); }
     }
-    var note = document.querySelector("#private-view > [data-test=note]");
-    if (note) { note.parentNode.removeChild(note); }
     known = Math.max(known, data.v);
     // detail.tag: the board's entity tag, as its GET would have had (board.js drops a refetch of the same).
     body.dispatchEvent(new CustomEvent("table-pushed", { bubbles: true, detail: { revision: data.v, tag: data.tag || null } }));
@@ -191,6 +195,73 @@
   body.insertBefore(bar, body.firstChild);
 
   function isOpen() { return socket !== null && socket.readyState === 1; }
+
+  // Moves over the socket: a move form (form.move-form) tapped while the socket is open sends its fields
+  // and a number its answer names (gameplay.socket_moves). The answer is this screen's frame, swapped in
+  // like a push (a refused move's panel holds its note), or {"post": true}: then, as when no answer comes
+  // within MOVE_ANSWER_MS or the socket drops first, htmx posts the same form (the same move id: a move
+  // is never played twice). While it travels the form is marked (.sending) and its buttons are off.
+  var MOVE_ANSWER_MS = 5000;
+  var movesSent = 0;
+  var movesOut = {}; // number -> {form, post, timer}
+  function fieldsOf(form) {
+    var fields = {};
+    new FormData(form).forEach(function (value, name) {
+      if (typeof value !== "string") { return; }
+      if (!Object.prototype.hasOwnProperty.call(fields, name)) { fields[name] = value; }
+      else if (Array.isArray(fields[name])) { fields[name].push(value); }
+      else { fields[name] = [fields[name], value]; }
+    });
+    return fields;
+  }
+  function holdForm(form, on) {
+    form.classList.toggle("sending", on);
+    var buttons = form.querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++) { buttons[i].disabled = on; }
+  }
+  function settleMove(n) {
+    var out = movesOut[n];
+    if (!out) { return null; }
+    delete movesOut[n];
+    clearTimeout(out.timer);
+    if (document.body.contains(out.form)) { holdForm(out.form, false); }
+    return out;
+  }
+  function postInstead(n) {
+    var out = settleMove(n);
+    if (out && document.body.contains(out.form)) { out.post(); }
+  }
+  function postAllOut() {
+    for (var n in movesOut) { if (Object.prototype.hasOwnProperty.call(movesOut, n)) { postInstead(n); } }
+  }
+  document.addEventListener("htmx:confirm", function (event) {
+    var form = event.detail.elt;
+    if (!isOpen() || !socketUrl || socketUrl.indexOf("view=phone") < 0 || !form || !form.matches
+        || !form.matches("form.move-form") || !window.htmx || typeof window.htmx.swap !== "function") { return; }
+    event.preventDefault();
+    if (form.classList.contains("sending")) { return; } // a double tap: the first is on its way
+    var n = ++movesSent;
+    try {
+      socket.send(JSON.stringify({ move: fieldsOf(form), id: n }));
+    } catch (e) {
+      event.detail.issueRequest(true);
+      return;
+    }
+    holdForm(form, true);
+    movesOut[n] = { form: form, post: function () { event.detail.issueRequest(true); },
+                    timer: setTimeout(function () { postInstead(n); }, MOVE_ANSWER_MS) };
+  });
+  function answered(data) {
+    var out = settleMove(data.answer);
+    if (data.post) {
+      if (out && document.body.contains(out.form)) { out.post(); }
+      return;
+    }
+    lastHttpOk = Date.now();
+    if (data.f && typeof data.f === "object") { pushed(data, true); } else { seen(data.v); }
+    // The tap is answered (and its screen swapped in): for scripts that wait on it, as on htmx:afterSettle.
+    body.dispatchEvent(new CustomEvent("table:answered", { bubbles: true, detail: { revision: data.v, status: data.status } }));
+  }
 
   // Show or hide the bar from what is known; poll while the socket is down or the bar shows.
   function update() {
@@ -286,9 +357,10 @@
       if (socketBad) { socketBad = false; update(); }
       var data = null;
       try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (data && Object.prototype.hasOwnProperty.call(data, "answer")) { answered(data); return; }
       if (data && data.f && typeof data.f === "object") { pushed(data); } else if (data) { seen(data.v); } // {"hb": 1}: no number
     };
-    socket.onclose = function () { socket = null; lost(); };
+    socket.onclose = function () { socket = null; postAllOut(); lost(); };
   }
 
   // Give up on the current socket now, without waiting for a close handshake that may never come.
@@ -298,6 +370,7 @@
     socket = null;
     s.onopen = s.onmessage = s.onclose = s.onerror = null;
     try { s.close(); } catch (e) { /* already closed */ }
+    postAllOut();
     lost();
   }
 

@@ -40,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--pull", action="store_true",
                             help="sockets carry numbers only and every screen refetches its partial "
                                  "(the protocol before partials came in push frames), to compare the two")
+        parser.add_argument("--post-moves", action="store_true",
+                            help="moves as htmx POSTs even while the socket is open (the page sends them over "
+                                 "its socket), to compare the two")
         parser.add_argument("--idle-sockets", type=int, default=0,
                             help="instead of playing: open this many idle sockets and print the server's KB per socket")
 
@@ -48,7 +51,7 @@ class Command(BaseCommand):
             url=options["url"], tables=options["tables"], duration=options["duration"], think=options["think"],
             phones=options["phones"], engine=options["engine"], server_pids=options["server_pids"],
             warmup=options["warmup"], seed=options["seed"], setup_threads=max(1, options["setup_threads"]),
-            pull=options["pull"],
+            pull=options["pull"], post_moves=options["post_moves"],
         )
         try:
             check_options(chosen)
