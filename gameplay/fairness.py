@@ -11,23 +11,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engines import fair
+from engines.registry import ENGINES
 from gameplay.models import Game
 from gameplay.stats import GameRecord, finished_games
 from lobby.models import Group, Seat, Table
 
-# The minority role of each game, as the finished game's reveal names it (``gameplay.stats``).
-MINORITY_TEAM = {"inside_job": "traitors"}
-MINORITY_ROLE = {"good_cop_bad_cop": "kingpin", "good_cop_bad_cop_health": "bad"}
-
 
 def minority_seats_of(record: GameRecord) -> set[int]:
-    """The seats dealt the minority role in a finished game."""
-    seats = range(len(record.seat_players))
-    if record.engine in MINORITY_TEAM:
-        return {s for s in seats if record.teams[s] == MINORITY_TEAM[record.engine]}
-    if record.engine in MINORITY_ROLE:
-        return {s for s in seats if record.roles[s] == MINORITY_ROLE[record.engine]}
-    return set()
+    """The seats dealt the minority role in a finished game: the game's ``minority``, a team or a role as the
+    end's reveal names it (``gameplay.stats``)."""
+    engine = ENGINES.get(record.engine)
+    if engine is None or engine.minority is None:
+        return set()
+    kind, name = engine.minority
+    dealt = record.teams if kind == "team" else record.roles
+    return {s for s in range(len(record.seat_players)) if dealt[s] == name}
 
 
 def minority_excess(records: Iterable[GameRecord], player_ids: Sequence[int | None]) -> list[float]:
@@ -44,7 +42,8 @@ def minority_excess(records: Iterable[GameRecord], player_ids: Sequence[int | No
 
 def fair_deal_options(*, table: Table, options: dict, seats: Sequence[Seat]) -> dict:
     """``options`` with the group's fair-deal history added, where the table plays for a group that wants it."""
-    if table.group_id is None or table.engine not in fair.MINORITY:
+    engine = ENGINES.get(table.engine)
+    if table.group_id is None or engine is None or engine.minority is None:
         return options
     group = Group.objects.filter(pk=table.group_id, fair_deals=True).first()
     if group is None:
