@@ -8,6 +8,9 @@ message on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -38,6 +41,19 @@ def _no_game(request: HttpRequest, table: Table) -> HttpResponse:
     return _back(request, table, _("No game is running at this table."))
 
 
+def _running_game_verb(verb: Callable[[HttpRequest, Table, Game], HttpResponse]) -> Callable[..., HttpResponse]:
+    """A host verb on the table's running game: the host's table (``host_table``: 404, 403), its running game,
+    or the "no game" message; then ``verb(request, table, game)``."""
+    @wraps(verb)
+    def view(request: HttpRequest, code: str) -> HttpResponse:
+        table = host_table(request, code)
+        game = table_running_game(table)
+        if game is None:
+            return _no_game(request, table)
+        return verb(request, table, game)
+    return view
+
+
 def _start(request: HttpRequest, code: str) -> HttpResponse:
     table = host_table(request, code)
     try:
@@ -60,34 +76,25 @@ def host_again(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @require_POST
-def host_pause(request: HttpRequest, code: str) -> HttpResponse:
+@_running_game_verb
+def host_pause(request: HttpRequest, table: Table, game: Game) -> HttpResponse:
     """The host stops the countdown, keeping the time left."""
-    table = host_table(request, code)
-    game = table_running_game(table)
-    if game is None:
-        return _no_game(request, table)
     services.timer_pause(game=game)
     return _back(request, table)
 
 
 @require_POST
-def host_resume(request: HttpRequest, code: str) -> HttpResponse:
+@_running_game_verb
+def host_resume(request: HttpRequest, table: Table, game: Game) -> HttpResponse:
     """The host restarts the countdown with the time that was left."""
-    table = host_table(request, code)
-    game = table_running_game(table)
-    if game is None:
-        return _no_game(request, table)
     services.timer_resume(game=game)
     return _back(request, table)
 
 
 @require_POST
-def host_end(request: HttpRequest, code: str) -> HttpResponse:
+@_running_game_verb
+def host_end(request: HttpRequest, table: Table, game: Game) -> HttpResponse:
     """The host ends the game for everyone, after confirming (``confirm=yes``); nobody wins."""
-    table = host_table(request, code)
-    game = table_running_game(table)
-    if game is None:
-        return _no_game(request, table)
     if request.POST.get("confirm") != "yes":
         # Ending is for everyone and cannot be undone: ask once more.
         return render(request, "gameplay/confirm_end.html", {"table": table, "game": game_public_info(game),
@@ -121,12 +128,9 @@ def host_night_end(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @require_POST
-def host_bot(request: HttpRequest, code: str) -> HttpResponse:
+@_running_game_verb
+def host_bot(request: HttpRequest, table: Table, game: Game) -> HttpResponse:
     """The host gives a departed player's seat (``seat``: its index in the game) to a bot."""
-    table = host_table(request, code)
-    game = table_running_game(table)
-    if game is None:
-        return _no_game(request, table)
     try:
         index = int(request.POST.get("seat", "-1"))
         if not 0 <= index < game.players:

@@ -27,8 +27,7 @@ from gameplay.charts import bar_chart, line_chart
 from gameplay.models import Game, GameSeat
 from gameplay.ratings import MIN_GAMES, leaderboard, rate_games
 from gameplay.stats import (
-    COUP_FIGURES,
-    INSIDE_JOB_FIGURES,
+    FIGURES,
     GameRecord,
     export_rows,
     group_records,
@@ -121,7 +120,8 @@ def group_detail(request: HttpRequest, group_id: int) -> HttpResponse:
         "min_games": MIN_GAMES,
         "games": len(records),
         "figure_members": [m for m in members if m["figures"]],
-        "coup_played": "coup" in played, "inside_job_played": "inside_job" in played,
+        # The games played here whose logs give figures: a column group each (games/<engine>/figures.html).
+        "figure_games": sorted(name for name in played if name in FIGURES),
         "recent": recent,
         "is_maker": group.created_by_id == request.player.pk,
         "invite_url": lan_base_url(request) + reverse("group_join", args=[group.invite_token]),
@@ -247,8 +247,8 @@ def group_fair_deals(request: HttpRequest, group_id: int) -> HttpResponse:
 
 
 EXPORT_FIELDS = ["game", "engine", "finished", "players", "seat", "won", "team", "role", "names"]
-# The log's figures as CSV columns after those (empty where the game has no such figure).
-EXPORT_FIGURES = [*COUP_FIGURES, *INSIDE_JOB_FIGURES]
+# The log's figures as CSV columns after those, by game name (empty where the game has no such figure).
+EXPORT_FIGURES = [figure for name in sorted(FIGURES) for figure in FIGURES[name]]
 
 
 def _cell(text: str) -> str:

@@ -39,8 +39,8 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from engines.base import Engine, State, seat_team
-from engines.registry import get_engine
+from engines.base import seat_team
+from engines.registry import ENGINES, get_engine
 from gameplay.models import Game, Move
 from infra.resilience import cache_guard
 from lobby.account import shown_seat_name
@@ -76,27 +76,10 @@ class GameRecord:
 
 
 def seat_role(engine: str, outcome: dict, seat: int) -> str | None:
-    """A seat's role from the end-of-game reveal, in the game's own words (None where the game has none).
-
-    Inside Job: the revealed role (agent, traitor, merlin, …). Good Cop Bad Cop: kingpin or agent
-    for the leaders, else the team (honest or crooked). Health edition: the final identity.
-    Coup: no roles (every player for themself).
-    """
-    reveal = outcome.get("reveal") or {}
-    if engine == "inside_job":
-        roles = reveal.get("roles")
-        return str(roles[seat]) if isinstance(roles, list) and seat < len(roles) else None
-    if engine == "good_cop_bad_cop":
-        cards = reveal.get("cards")
-        mine = cards[seat] if isinstance(cards, list) and seat < len(cards) else []
-        for leader in ("kingpin", "agent"):
-            if leader in mine:
-                return leader
-        return seat_team(outcome, seat)
-    if engine == "good_cop_bad_cop_health":
-        identities = reveal.get("identities")
-        return str(identities[seat]) if isinstance(identities, list) and seat < len(identities) else None
-    return None
+    """A seat's role from the end-of-game reveal, in the game's own words (None where the game has none):
+    the engine's ``seat_role`` (its presentation.py)."""
+    found = ENGINES.get(engine)
+    return found.seat_role(outcome, seat) if found is not None else None
 
 
 def record_of(game: Game, seats: Iterable, figures: tuple[SeatFigures, ...] = ()) -> GameRecord:
@@ -146,10 +129,8 @@ def player_records(player: Player, *, figures: bool = False) -> list[GameRecord]
 
 # Bump when a figure's definition changes: every cached figure is then computed afresh.
 FIGURES_VERSION = 2  # 2: Coup's "caught_bluffing" and "bluffs_caught" named as the pages label them
-COUP_FIGURES = ("claims", "bluffs", "caught_bluffing", "bluffs_caught", "challenges_lost")
-INSIDE_JOB_FIGURES = ("sabotaged_missions", "sabotage_cards", "assassin_guesses", "merlin_found", "found_as_merlin")
-# The figures each game has (the other games have none).
-FIGURES: dict[str, tuple[str, ...]] = {"coup": COUP_FIGURES, "inside_job": INSIDE_JOB_FIGURES}
+# The figures each game has (``engine.figures``; the other games have none).
+FIGURES: dict[str, tuple[str, ...]] = {name: engine.figures for name, engine in ENGINES.items() if engine.figures}
 # Figures only the player themself may see: who played a Sabotage card stays secret for good.
 PRIVATE_FIGURES = frozenset({"sabotage_cards"})
 # A finished game's log never changes: its figures keep until the version changes (or the cache forgets).
@@ -161,7 +142,8 @@ Moves = Sequence[tuple[int | None, dict | None]]
 
 
 def log_figures(engine_name: str, players: int, options: dict, seed: int, moves: Moves) -> tuple[SeatFigures, ...]:
-    """Each seat's figures from a game's log: setup(seed) folded over ``moves`` through the engine.
+    """Each seat's figures from a game's log: setup(seed) folded over ``moves`` through the engine
+    (``engine.log_figures``, its presentation.py).
 
     Raises whatever the engine raises for a log it cannot replay. A game without figures gives
     an empty dict per seat.
@@ -169,92 +151,7 @@ def log_figures(engine_name: str, players: int, options: dict, seed: int, moves:
     if engine_name not in FIGURES:
         return tuple({} for _ in range(players))
     engine = get_engine(engine_name)
-    state = engine.setup(players, options, seed)
-    if engine_name == "coup":
-        return _coup_figures(engine, state, options, moves, players)
-    return _inside_job_figures(engine, state, moves, players)
-
-
-def _coup_claim(action: dict, inquisitor: bool) -> str | None:
-    """The character a Coup move claims (``no_duke`` for Embezzle), or None for a move that claims none."""
-    from engines.coup.cards import TURN_ACTIONS, claim_of
-
-    kind = action.get("type")
-    if kind == "block":
-        return str(action.get("as"))
-    if kind in TURN_ACTIONS:
-        return claim_of(str(kind), inquisitor)
-    return None
-
-
-def _coup_figures(engine: Engine, state: State, options: dict, moves: Moves, players: int) -> tuple[SeatFigures, ...]:
-    """Claims and bluffs from each claimer's own hand at the moment of the claim; challenges from the public log.
-
-    The state is replayed up to each claiming move, and the claimer's own view says what they
-    held then. The public log then lists the claims (``declare`` with a claim, ``block``) in the
-    same order, each ``challenge`` of one, and the ``reveal`` (or ``reveal_all``) that judged it.
-    """
-    from engines.coup.cards import DUKE, NO_DUKE
-
-    inquisitor = bool(options.get("inquisitor"))
-    figures = [dict.fromkeys(COUP_FIGURES, 0) for _ in range(players)]
-    bluffs: list[tuple[int, bool]] = []  # (seat, bluffed) for each claiming move, in order
-    waiting: list[tuple[int | None, dict | None]] = []
-    for seat, action in moves:
-        claim = _coup_claim(action or {}, inquisitor) if seat is not None else None
-        if seat is not None and claim is not None:
-            state = engine.replay(state, waiting)
-            waiting = []
-            hand = engine.view(state, seat)["hand"]
-            bluffs.append((seat, DUKE in hand if claim == NO_DUKE else claim not in hand))
-        waiting.append((seat, action))
-    state = engine.replay(state, waiting)
-    claims = iter(bluffs)
-    latest: dict[int, bool] = {}  # seat -> whether their latest claim was a bluff
-    on_trial: tuple[int, int, bool] | None = None  # (challenger, claimer, bluffed)
-    for entry in engine.view(state, None)["log"]:
-        event = entry.get("event")
-        if (event == "declare" and entry.get("claim")) or event == "block":
-            seat, bluffed = next(claims)
-            figures[seat]["claims"] += 1
-            figures[seat]["bluffs"] += bluffed
-            latest[seat] = bluffed
-        elif event == "challenge":
-            against = int(entry["against"])
-            on_trial = (int(entry["seat"]), against, latest.get(against, False))
-        elif event in ("reveal", "reveal_all") and on_trial is not None:
-            challenger, claimer, bluffed = on_trial
-            on_trial = None
-            if entry.get("proved"):
-                figures[challenger]["challenges_lost"] += 1
-            elif bluffed:
-                figures[claimer]["caught_bluffing"] += 1
-                figures[challenger]["bluffs_caught"] += 1
-    return tuple(figures)
-
-
-def _inside_job_figures(engine: Engine, state: State, moves: Moves, players: int) -> tuple[SeatFigures, ...]:
-    """Sabotaged missions from the public mission results and the end's reveal; the Assassin's guess; own cards."""
-    figures = [dict.fromkeys(INSIDE_JOB_FIGURES, 0) for _ in range(players)]
-    for seat, action in moves:
-        if seat is not None and (action or {}).get("type") == "play" and (action or {}).get("card") == "sabotage":
-            figures[seat]["sabotage_cards"] += 1
-    state = engine.replay(state, moves)
-    outcome: dict[str, Any] = engine.outcome(state) or {}
-    # The roles are public once the game is over (and only then).
-    traitors = set((outcome.get("teams") or {}).get("traitors", []))
-    for entry in engine.view(state, None)["log"]:
-        event = entry.get("event")
-        if event == "mission" and entry.get("result") == "fail" and entry.get("sabotage"):
-            for seat in entry.get("team", []):
-                if seat in traitors:
-                    figures[seat]["sabotaged_missions"] += 1
-        elif event == "assassinate":
-            figures[int(entry["assassin"])]["assassin_guesses"] += 1
-            if entry.get("hit"):
-                figures[int(entry["assassin"])]["merlin_found"] += 1
-                figures[int(entry["target"])]["found_as_merlin"] += 1
-    return tuple(figures)
+    return engine.log_figures(engine.setup(players, options, seed), options, moves, players)
 
 
 def figures_key(game: Game) -> str:
@@ -438,6 +335,8 @@ def stats_context(stats: PlayerStats, *, private: bool = False) -> dict:
     won, length = stats.current_streak
     return {
         "figures": public_figures(stats.figures, private=private),
+        # Every game whose log gives figures, by name: a section each (templates/games/<engine>/figures.html).
+        "figure_games": sorted(FIGURES),
         "total": stats.total,
         "by_game": tally_rows(stats.by_game, "engine"),
         "by_role": [dict(row, engine=row["key"][0], role=row["key"][1]) for row in tally_rows(stats.by_role)],

@@ -37,6 +37,9 @@ from lobby.models import HOST_LINK_MINUTES, Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import LobbyError, NotHost
 
+# The game the create-table form opens at: the registry's first.
+FIRST_GAME = next(iter(ENGINES))
+
 
 def table_or_404(request: HttpRequest, code: str) -> Table:
     """The table with this code (normalized by the path converter); 404 for an unknown one, which counts as a guess.
@@ -187,7 +190,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and limits.limited(request, "table_create"):
         return limits.too_many(request, _("Too many new tables from this device. Try again later."))
     player = request.player
-    engine_name = request.POST.get("engine") or request.GET.get("engine") or "inside_job"
+    engine_name = request.POST.get("engine") or request.GET.get("engine") or FIRST_GAME
     status = 200
     if request.method == "POST":
         try:
@@ -217,7 +220,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
             messages.error(request, str(error))
             status = 400
     if engine_name not in ENGINES:
-        engine_name = "inside_job"  # a link to an unknown game opens the form at the first one
+        engine_name = FIRST_GAME  # a link to an unknown game opens the form at the first one
     return render(
         request,
         "lobby/create.html",

@@ -1,4 +1,4 @@
-"""Tags the game templates share: move forms, the table socket's path, seat names, JSON."""
+"""Tags the game templates share: move forms, the table socket's path, seat names, log lines, the reference card."""
 
 from __future__ import annotations
 
@@ -106,9 +106,10 @@ def join_names(names):
 
 
 @register.filter
-def tojson(value):
-    """Compact JSON for a data attribute (escape it with the attribute)."""
-    return json.dumps(value, sort_keys=True)
+def game_template(engine: str, part: str) -> list[str]:
+    """``games/<engine>/<part>``, else the shared ``gameplay/_<part>`` for a game that draws none of its own:
+    ``{% include engine|game_template:"role_name.html" %}`` takes the first that exists."""
+    return [f"games/{engine}/{part}", f"gameplay/_{part}"]
 
 
 @register.filter
@@ -243,74 +244,6 @@ def step_lines(move, view) -> list:
     return list(view.get("log", [])[len(before):])
 
 
-def _coup_reference(view: dict, players: int, options: dict) -> dict:
-    from engines.coup import cards
-
-    variants = view.get("variants") or {}
-    inquisitor, factions = bool(variants.get("inquisitor")), bool(variants.get("factions"))
-    actions = []
-    for action in cards.TURN_ACTIONS:
-        if (action == "examine" and not inquisitor) or (action in ("convert", "embezzle") and not factions):
-            continue
-        blockers = cards.blockers_of(action, inquisitor)
-        gain = cards.STEAL_AMOUNT if action == "steal" else cards.INCOME.get(action)
-        actions.append({
-            "action": action,
-            "cost": cards.COSTS.get(action),
-            "gain": gain,
-            "claim": cards.claim_of(action, inquisitor),
-            "challenge": action in cards.CHARACTER_ACTIONS,
-            "blockers": blockers,
-            "block_by": ("target" if action in cards.TARGET_BLOCKS else "anyone") if blockers else None,
-        })
-    copies = cards.copies(players)
-    return {"actions": actions, "court": [{"card": c, "n": copies} for c in cards.characters(inquisitor)],
-            "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
-
-
-def _gcbc_reference(view: dict, players: int, options: dict) -> dict:
-    from engines.good_cop_bad_cop import cards, rules
-
-    side = cards.SIDE_CARDS.get(players, 0)
-    return {"integrity": [{"name": cards.HONEST, "n": side}, {"name": cards.CROOKED, "n": side},
-                          {"name": cards.AGENT, "n": 1}, {"name": cards.KINGPIN, "n": 1}],
-            "guns": cards.GUNS.get(players, 0), "equipment": rules.equipment_deck(players, bribe=False),
-            "bribe": cards.BRIBE}
-
-
-def _health_reference(view: dict, players: int, options: dict) -> dict:
-    from engines.good_cop_bad_cop_health import cards
-
-    # The deck as this table deals it: the host may change the counts (the ``deck`` option).
-    deck = options.get("deck") or cards.DEFAULT_DECK
-    return {"kinds": [{"kind": k, "damage": cards.DAMAGE.get(k), "n": int(deck.get(k, 0))} for k in cards.KINDS],
-            "deck": sum(int(deck.get(k, 0)) for k in cards.KINDS),
-            "health": cards.START_HEALTH, "market": cards.MARKET_SIZE,
-            "identities": dict(cards.IDENTITY_CARDS), "variant": cards.VARIANTS.get(players, cards.Variant.STANDARD),
-            "flawless_shot_always": bool(options.get("flawless_shot_always")),
-            "teams": cards.TEAM_TABLE.get(players)}
-
-
-def _inside_job_reference(view: dict, players: int, options: dict) -> dict:
-    from engines.inside_job import cards
-
-    sizes = cards.MISSION_SIZES.get(players, [])
-    agents, traitors = cards.SIDES.get(players, (0, 0))
-    # The special roles this table deals (each in place of a plain Agent or Traitor), from the options.
-    roles = cards.role_list(players, options) if players in cards.SIDES else []
-    specials = [{"role": r, "side": cards.side_of(r)} for r in dict.fromkeys(roles) if r not in ("agent", "traitor")]
-    lady = bool(options.get("lady_of_the_lake")) and players >= cards.LADY_MIN_PLAYERS
-    return {"missions": [{"n": i + 1, "size": size, "sabotage": cards.sabotage_needed(players, i)}
-                         for i, size in enumerate(sizes)],
-            "agents": agents, "traitors": traitors, "wins": cards.WINS_NEEDED, "rejections": cards.MAX_REJECTIONS,
-            "specials": specials,
-            "lady": {"after": [i + 1 for i in cards.LADY_AFTER]} if lady else None}
-
-
-_REFERENCES = {"coup": _coup_reference, "good_cop_bad_cop": _gcbc_reference,
-               "good_cop_bad_cop_health": _health_reference, "inside_job": _inside_job_reference}
-
-
 def _game_options(context, engine_name: str, players: int) -> dict:
     """The game's options (public table settings, fixed for the whole game: ``game_public_info``),
     checked by the engine; the defaults where there is no game or they no longer check."""
@@ -327,18 +260,11 @@ def reference(context, engine_name: str, view: dict, players: int) -> dict | Non
     """The facts of the phone's reference card for this table (drawn by :func:`reference_card`),
     from the engine's own data (public facts only).
 
-    Coup: every action this table plays with, its cost and gain, the character it claims, who may
-    challenge and who may block it (as which characters), the court's counts. Good Cop Bad Cop: the
-    integrity cards and guns for this many players, the equipment deck. Health edition: the kinds of
-    equipment with this table's deck counts, guns' damage, the identities. Inside Job: team sizes,
-    Sabotage cards needed, the sides' sizes, the special roles this table deals and what each does.
-    The game's options (public table settings) come from ``_game_options``.
+    Each game says what its card holds (``engine.reference``, in its presentation.py). The game's options
+    (public table settings) come from ``_game_options``.
     """
-    build = _REFERENCES.get(engine_name)
-    if not build:
-        return None
     players = int(players or 0)
-    return build(view or {}, players, _game_options(context, engine_name, players))
+    return get_engine(engine_name).reference(view or {}, players, _game_options(context, engine_name, players))
 
 
 @register.simple_tag(takes_context=True)

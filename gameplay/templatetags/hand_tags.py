@@ -56,9 +56,9 @@ def mission_cards(view: dict) -> list[str]:
 
 
 @register.simple_tag
-def coup_exchange_choices(view: dict) -> list[dict[str, Any]]:
-    """The Exchange's choices by position: the hand and then the drawn cards are cards 1..n; each choice
-    keeps ``len(hand)`` of them and sends the rest back (the engine's action names the cards returned).
+def exchange_choices(view: dict) -> list[dict[str, Any]]:
+    """An exchange's choices by position (Coup's Exchange): the hand and then the drawn cards are cards 1..n;
+    each choice keeps ``len(hand)`` of them and sends the rest back (the engine's action names the cards returned).
 
     Every set of positions is a choice, so identical cards give as many buttons as different ones.
     """

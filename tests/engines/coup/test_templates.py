@@ -177,7 +177,7 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_own_cards():
 
 def test_one_button_per_card_held_even_when_two_are_alike():
     """Two Dukes in hand: two Reveal buttons, "Card 1" and "Card 2", both revealing a Duke."""
-    from gameplay.templatetags.hand_tags import by_position, coup_exchange_choices
+    from gameplay.templatetags.hand_tags import by_position, exchange_choices
 
     view = {"hand": ["duke", "duke"], "legal": [{"type": "reveal", "card": "duke"}]}
     choices = by_position(view, "reveal")
@@ -187,7 +187,7 @@ def test_one_button_per_card_held_even_when_two_are_alike():
     pool = {"hand": ["duke", "captain"], "drawn": ["duke", "contessa"]}
     legal = [{"type": "return", "cards": sorted(c)} for c in
              {("duke", "captain"), ("duke", "contessa"), ("captain", "contessa"), ("duke", "duke")}]
-    choices = coup_exchange_choices({**pool, "legal": legal})
+    choices = exchange_choices({**pool, "legal": legal})
     assert len(choices) == 6
     assert all(c["action"] in legal for c in choices)
     assert choices[0]["keep"] == [1, 2] and choices[0]["action"] == {"type": "return", "cards": ["contessa", "duke"]}
