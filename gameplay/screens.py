@@ -537,7 +537,7 @@ class TableRound:
             return [self._public.setdefault((part.id, language), part) if part.public and part.tagged else part
                     for part in parts]
 
-    def frame(self, socket: Socket, *, note: str = "") -> dict:
+    def frame(self, socket: Socket, *, note: str = "", viewer: Viewer | None = None) -> dict:
         """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
 
         ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
@@ -545,9 +545,11 @@ class TableRound:
         screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
         alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
         ``note``: a phone's whole panel with this note above it (a move sent over the socket was refused).
+        ``viewer``: the socket's viewer when the caller has just read it from the session (else read here).
         """
-        viewer = viewer_of_session(socket.session_key, language=socket.language, csrf_secret=socket.csrf_secret,
-                                   url=socket.url)
+        if viewer is None:
+            viewer = viewer_of_session(socket.session_key, language=socket.language,
+                                       csrf_secret=socket.csrf_secret, url=socket.url)
         if viewer is None or (socket.kind == "phone" and not viewer.can_post):
             socket.sent = {}
             return {"v": self.revision}

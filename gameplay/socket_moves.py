@@ -76,7 +76,7 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
             now = TableNow.read(table_id)
             if now is None:
                 return {**answer, "post": True}
-            return {**answer, "status": status, **TableRound(now).frame(socket, note=note)}
+            return {**answer, "status": status, **TableRound(now).frame(socket, note=note, viewer=viewer)}
     found: TableRound | None
     if result.game is not None and result.revision is not None:
         # The push this move made, from the rows it left (as the POST's answer): this socket's frame of it.
@@ -86,4 +86,4 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
         found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, table.revision)
     if found is None:
         return {**answer, "post": True}
-    return {**answer, "status": 200, **found.frame(socket)}
+    return {**answer, "status": 200, **found.frame(socket, viewer=viewer)}
