@@ -123,7 +123,7 @@ TEMPLATES = [
                 "lobby.context_processors.player",
             ],
             # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once).
-            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo"],
+            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo", "gameplay.pieces"],
         },
     }
 ]
@@ -200,6 +200,9 @@ else:
 # Sessions from the cache first (infra/sessions.py): one query fewer per page and per pushed
 # partial. The cache is shared by every process (Redis), or there is only this one.
 SESSION_ENGINE = "infra.sessions"
+
+# Render every reused public piece of a screen again and compare (gameplay.pieces): the tests turn it on.
+SCREEN_PIECES_VERIFY = env_flag("SCREEN_PIECES_VERIFY")
 
 # Abuse limits per client (REMOTE_ADDR: every phone on the Wi-Fi has its own), far above what a
 # game night does; see README.md. A limited request answers 429 and changes nothing.

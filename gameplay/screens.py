@@ -28,13 +28,14 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, _mask_cipher_secret, get_token
-from django.template.loader import render_to_string
+from django.template.context import Context
+from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from engines.registry import get_engine
-from gameplay import nights, presence
+from gameplay import nights, pieces, presence
 from gameplay.models import Game
 from gameplay.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
@@ -127,13 +128,13 @@ def digest(value: Any) -> str:
 class Fragment:
     """A part of a screen: an element id, its template and the context that is all it shows.
 
-    ``public``: the same for every screen of the table in a language (no form, no viewer); its tag is the
-    digest of its bytes, so it moves only when what it shows does. Any other fragment's tag is the digest of
-    its context, so it is rendered only when that moved. ``tokens``: its
-    forms take this viewer's CSRF token and a fresh move id. ``revision``: shown only in ``data-revision``,
-    which the page script sets from each frame, so it is no part of the tag. ``tagged``: False where the
-    context holds more than plain data (the lobby's forms, a game night's rows): then it has no tag and is
-    sent with every push.
+    ``public``: the same for every screen of the table in a language (no form, no viewer): a piece
+    (``gameplay.pieces``), rendered again only when what it reads changed, its tag the digest of its bytes.
+    Any other fragment's tag is the digest of its context, so it is rendered only when that moved. ``tokens``:
+    its forms take this viewer's CSRF token and a fresh move id. ``revision``: shown only in
+    ``data-revision``, which the page script sets from each frame, so it is no part of the tag. ``tagged``:
+    False where the context holds more than plain data (the lobby's forms, a game night's rows): then it has
+    no tag, is never kept, and is sent with every push. ``store``: the table's pieces (public fragments).
     """
 
     id: str
@@ -143,6 +144,7 @@ class Fragment:
     tokens: bool = False
     revision: int = 0
     tagged: bool = True
+    store: pieces.Store | None = None
 
     @cached_property
     def tag(self) -> str:
@@ -155,53 +157,29 @@ class Fragment:
     @property
     def pieces(self) -> dict[str, tuple[str, str]]:
         """What a push may send of this fragment: {element id: (its tag, its HTML)}, the fragment itself first
-        (a public fragment's own tag there is its shell's: its bytes without its pieces'), then each element
-        inside a public fragment that has an id and a tag of its own (``id=… data-tag="{{ tag }}"``)."""
+        (a public fragment's own tag there is its shell's: its bytes without its pieces'), then each piece
+        inside a public fragment (``{% piece %}``)."""
         if self.public and self.tagged:
             return self._public[2]
         return {self.id: (self.tag, "")}
 
     @cached_property
     def _public(self) -> tuple[SafeString, str, dict[str, tuple[str, str]]]:
-        """A public fragment rendered (once), its tag (the digest of its pieces' tags) and its pieces; each
-        piece's tag is the digest of its bytes (but :data:`_UNTAGGED`)."""
-        html = render_to_string(self.template, dict(self.context, tag=_PLACEHOLDER, revision=self.revision)).strip()
-        pieces: dict[str, tuple[str, str]] = {}
-        shell = html
-        for found in list(_PIECE.finditer(html))[1:]:
-            span = element_span(shell, found.group(1))
-            if span is None:
-                continue
-            piece = shell[span[0]:span[1]]
-            tag = _bytes_tag(piece)
-            pieces[found.group(1)] = (tag, piece.replace(_PLACEHOLDER_ATTR, f'data-tag="{tag}"', 1))
-            shell = f"{shell[:span[0]]}\x00{found.group(1)}\x00{shell[span[1]:]}"
-        own = _bytes_tag(shell)
-        whole = shell.replace(_PLACEHOLDER_ATTR, f'data-tag="{own}"', 1)
-        for element_id, (_tag, piece) in pieces.items():
-            whole = whole.replace(f"\x00{element_id}\x00", piece, 1)
-        tag = digest([own, [piece[0] for piece in pieces.values()]]) if pieces else own
-        return mark_safe(whole), tag, {self.id: (own, whole), **pieces}  # noqa: S308 (autoescaped)
+        """A public fragment as a piece: its bytes, its tag (the digest of its pieces' tags) and its pieces."""
+        made = pieces.render_fragment(self.id, self.store, self.context, self._render_in)
+        tag = digest([made.tag, [inner[0] for inner in made.inner.values()]]) if made.inner else made.tag
+        return mark_safe(made.html), tag, {self.id: (made.tag, made.html), **made.inner}  # noqa: S308 (autoescaped)
+
+    def _render_in(self, context: Context) -> str:
+        return get_template(self.template).template.render(context).strip()
 
     def render(self, viewer: Viewer | None) -> SafeString:
         if self.public and self.tagged:
-            return self._public[0]
+            return pieces.stamp(self._public[0], self.revision)
         context = dict(self.context, tag=self.tag, revision=self.revision)
         if self.tokens and viewer is not None:
             context.update(csrf_token=viewer.csrf_token, move_id=uuid.uuid4().hex)
-        return mark_safe(render_to_string(self.template, context).strip())  # noqa: S308 (our templates, autoescaped)
-
-
-_PLACEHOLDER = "fragment-tag"
-_PLACEHOLDER_ATTR = f'data-tag="{_PLACEHOLDER}"'
-_PIECE = re.compile(rf'<[a-z][a-z0-9]*\b[^>]*\bid="([^"]+)"[^>]*\s{_PLACEHOLDER_ATTR}')
-# What a public fragment's tag leaves out: the server's clock (the page reads it once, for its own clock's
-# skew) and the revision (the page sets it from each frame).
-_UNTAGGED = re.compile(r'data-(?:server-now|revision)="\d*"')
-
-
-def _bytes_tag(html: str) -> str:
-    return hashlib.blake2b(_UNTAGGED.sub("", html).encode(), digest_size=12).hexdigest()
+        return pieces.stamp(render_to_string(self.template, context).strip(), self.revision)
 
 
 def element_span(html: str, element_id: str) -> tuple[int, int] | None:
@@ -235,6 +213,9 @@ class TableNow:
         self._views: dict[int | None, dict] = {}
         self._infos: dict[str, dict] = {}
         self._contexts: dict[tuple[int | None, bool], dict] = {}
+        self._phone_public: dict[str, dict[str, Fragment]] = {}
+        self._boards: dict[tuple[str, str], Fragment] = {}
+        self._tables: dict[str, dict] = {}
 
     def info(self) -> dict:
         """The latest game's public facts (``game_public_info``) in the current language, made once per language."""
@@ -284,6 +265,50 @@ class TableNow:
         if seat not in self._views:
             self._views[seat] = get_engine(self.game.engine).view(self.state, seat)
         return self._views[seat]
+
+    @property
+    def table_ctx(self) -> dict:
+        """The table as a fragment names it, in the current language (its title is translated), made once."""
+        language = translation.get_language()
+        if language not in self._tables:
+            self._tables[language] = _table(self.table)
+        return self._tables[language]
+
+    @cached_property
+    def move_url(self) -> str:
+        return reverse("move", args=[self.table.code])
+
+    def board_fragment(self, viewer: Viewer) -> Fragment:
+        """The public board in the current language, made once (and for a viewer's address between games)."""
+        key = (translation.get_language(), viewer.base_url if self.running is None else "")
+        if key not in self._boards:
+            self._boards[key] = board_part(self, viewer)
+        return self._boards[key]
+
+    def phone_public(self) -> dict[str, Fragment]:
+        """The phone panel's public fragments in the current language (the same for every phone), made once."""
+        language = translation.get_language()
+        if language not in self._phone_public:
+            info, board = self.info(), self.game_ctx(None)
+            made = {"pv-head": Fragment("pv-head", "gameplay/_phone_head.html", {
+                "table": self.table_ctx, "game": info, "names": board["names"], "asleep": self.asleep,
+                "handovers": self.handovers, "status_template": board["status_template"], "view": board["view"],
+            }, public=True, store=self.store)}
+            if board["public_template"]:
+                made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.html", {
+                    "template": board["public_template"], "view": board["view"], "seats": board["seats"],
+                    "names": board["names"], "log_template": board["log_template"],
+                }, public=True, store=self.store)
+            made["pv-reference"] = Fragment("pv-reference", "gameplay/_phone_reference.html", {
+                "engine": self.game.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
+            }, public=True, store=self.store)
+            self._phone_public[language] = made
+        return self._phone_public[language]
+
+    @cached_property
+    def store(self) -> pieces.Store:
+        """The table's public pieces as this process last rendered them."""
+        return pieces.STORES.of(self.table.pk, self.table.code)
 
     @cached_property
     def asleep(self) -> list[int]:
@@ -356,38 +381,29 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     if running is None:
         return shell, []
     seat = game_seat_of(game=running, player=viewer.player_id, devices=viewer.devices)
+    public = now.phone_public()
     info = now.info()
-    board = now.game_ctx(None)
-    ctx = now.game_ctx(seat, own=seat is not None)
-    head = Fragment("pv-head", "gameplay/_phone_head.html", {
-        "table": _table(table), "game": info, "names": board["names"], "asleep": now.asleep,
-        "handovers": now.handovers, "status_template": board["status_template"], "view": board["view"],
-    }, public=True)
     is_host = viewer.hosts(table)
     awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
                and not info["paused"])
     game = {key: info[key] for key in SEAT_GAME_KEYS}
     mine = Fragment("pv-seat", "gameplay/_phone_seat.html", {
-        "table": _table(table), "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited,
-        "moved_away": seat is None and moved_away(running, viewer.player_id, viewer.devices),
-        "move_url": reverse("move", args=[table.code]),
+        "table": now.table_ctx, "game": game, "game_seat": seat, "ctx": now.game_ctx(seat, own=seat is not None),
+        "awaited": awaited, "moved_away": seat is None and moved_away(running, viewer.player_id, viewer.devices),
+        "move_url": now.move_url,
     }, tokens=True)
-    parts = [head, mine]
-    if seat is not None and board["public_template"]:
-        parts.append(Fragment("pv-table", "gameplay/_phone_table.html", {
-            "template": board["public_template"], "view": board["view"], "seats": board["seats"],
-            "names": board["names"], "log_template": board["log_template"],
-        }, public=True))
+    parts = [public["pv-head"], mine]
+    if seat is not None and "pv-table" in public:
+        parts.append(public["pv-table"])
     if seat is not None or is_host:
+        board = now.game_ctx(None)
         parts.append(Fragment("pv-tools", "gameplay/_phone_tools.html", {
-            "table": _table(table), "game": game, "game_seat": seat, "is_host": is_host,
+            "table": now.table_ctx, "game": game, "game_seat": seat, "is_host": is_host,
             "seats": board["seats"] if is_host else [], "asleep": now.asleep if is_host else [],
             "night": now.night if is_host else None,
         }, tokens=True))
     if seat is not None:
-        parts.append(Fragment("pv-reference", "gameplay/_phone_reference.html", {
-            "engine": running.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
-        }, public=True))
+        parts.append(public["pv-reference"])
     return shell, parts
 
 
@@ -419,16 +435,14 @@ def phone_tag(now: TableNow, viewer: Viewer) -> tuple[str | None, dict, list[Fra
 
 
 def phone_screen(now: TableNow, viewer: Viewer, *, note: str = "",
-                 made: tuple[str | None, dict, list[Fragment]] | None = None,
-                 shared: TableRound | None = None) -> Screen:
+                 made: tuple[str | None, dict, list[Fragment]] | None = None) -> Screen:
     """A phone's panel (the page's ``#private-view``) for this viewer, with a note above it if given.
 
     ``made``: what :func:`phone_tag` gave for this viewer and table (the caller checked the tag first).
-    ``shared``: the push of this revision, whose public fragments this answer uses (and renders for it).
     """
     tag, shell, parts = made if made is not None else phone_tag(now, viewer)
     with translation.override(viewer.language):
-        html = _panel_html(now, viewer, shell, shared.shared(parts) if shared is not None else parts, note=note)
+        html = _panel_html(now, viewer, shell, parts, note=note)
     return Screen(html, now.revision, tag)
 
 
@@ -437,7 +451,7 @@ def move_answer(table: Table, game: Game, viewer: Viewer, *, note: str = "") -> 
     (``table`` with that revision, ``game`` as the move saved it), read no more for the answer and every
     socket of this process, and its public fragments rendered once for both."""
     found = ROUNDS_OF_THIS_PROCESS.offer(TableRound(TableNow(table, game)))
-    return phone_screen(found.now, viewer, note=note, shared=found)
+    return phone_screen(found.now, viewer, note=note)
 
 
 def _panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment], *, note: str = "") -> SafeString:
@@ -478,13 +492,13 @@ def board_part(now: TableNow, viewer: Viewer) -> Fragment:
             context["asleep"] = now.asleep
             context["handovers"] = now.handovers
     return Fragment(BOARD_ROOT, "gameplay/_board.html", context, public=True, revision=now.revision,
-                    tagged=running is not None)
+                    tagged=running is not None, store=now.store if running is not None else None)
 
 
 def board_screen(now: TableNow, viewer: Viewer) -> Screen:
     """The board's public partial (``#public-view``)."""
     with translation.override(viewer.language):
-        part = board_part(now, viewer)
+        part = now.board_fragment(viewer)
         return Screen(part.render(None), now.revision, f'"{part.tag}"' if part.tag else None)
 
 
@@ -521,21 +535,12 @@ class Socket:
 
 
 class TableRound:
-    """One push of a table at one revision, for the sockets of this process: rows read once, and each
-    public fragment rendered once per tag (a language, a table revision), whichever socket asks first."""
+    """One push of a table at one revision, for the sockets of this process: the rows read once (``now``, which
+    makes each public fragment once per language, whichever socket asks first)."""
 
     def __init__(self, now: TableNow) -> None:
         self.now = now
         self.revision = now.revision
-        self._public: dict[tuple[str, str], Fragment] = {}
-        self._lock = threading.Lock()
-
-    def shared(self, parts: list[Fragment]) -> list[Fragment]:
-        """``parts`` with each public fragment replaced by the one this push rendered for its language already."""
-        language = translation.get_language()
-        with self._lock:
-            return [self._public.setdefault((part.id, language), part) if part.public and part.tagged else part
-                    for part in parts]
 
     def frame(self, socket: Socket, *, note: str = "", viewer: Viewer | None = None) -> dict:
         """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
@@ -555,10 +560,9 @@ class TableRound:
             return {"v": self.revision}
         with translation.override(viewer.language):
             if socket.kind == "board":
-                parts = self.shared([board_part(self.now, viewer), moderator_part(self.now, viewer)])
+                parts = [self.now.board_fragment(viewer), moderator_part(self.now, viewer)]
             else:
                 shell, parts = phone_parts(self.now, viewer)
-                parts = self.shared(parts)
                 shape = _shape(shell, parts, viewer) if parts else ""
                 if note or not shape or socket.sent.get(PHONE_ROOT) != shape:
                     html = _panel_html(self.now, viewer, shell, parts, note=note)
@@ -567,17 +571,18 @@ class TableRound:
                     return {"v": self.revision, "f": {PHONE_ROOT: html}}
             frame: dict = {"v": self.revision, "f": {}, "t": {}}
             for part in parts:
-                pieces = part.pieces
-                own = pieces[part.id][0]
-                inner = {key: value for key, value in pieces.items() if key != part.id}
+                sendable = part.pieces
+                own = sendable[part.id][0]
+                inner = {key: value for key, value in sendable.items() if key != part.id}
                 if inner and own and socket.sent.get(part.id) == own:  # the same shell: the pieces that moved
-                    frame["f"].update({key: html for key, (tag, html) in inner.items() if socket.sent.get(key) != tag})
-                    frame["t"].update({key: tag for key, (tag, _html) in pieces.items()})
+                    frame["f"].update({key: pieces.stamp(html, self.revision) for key, (tag, html) in inner.items()
+                                       if socket.sent.get(key) != tag})
+                    frame["t"].update({key: tag for key, (tag, _html) in sendable.items()})
                 else:
                     if not own or socket.sent.get(part.id) != own:
                         frame["f"][part.id] = part.render(viewer)
                     frame["t"][part.id] = own  # its pieces come inside it
-                socket.sent.update({key: tag for key, (tag, _html) in pieces.items()})
+                socket.sent.update({key: tag for key, (tag, _html) in sendable.items()})
                 if part.id == BOARD_ROOT and part.tag:
                     frame["tag"] = f'"{part.tag}"'  # the board's entity tag, as its GET has it (board.js)
             return frame

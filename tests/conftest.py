@@ -11,6 +11,14 @@ from lobby.models import Player, Table
 
 # Tests drive the clock themselves (gameplay.worker.tick); the ASGI app must not start its own.
 os.environ["GAME_WORKER"] = "0"
+# Every reused public piece is rendered again and compared (gameplay.pieces), here and in every server the
+# tests start: a piece that reads something it does not record fails a test instead of going stale.
+os.environ["SCREEN_PIECES_VERIFY"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _verify_pieces(settings):
+    settings.SCREEN_PIECES_VERIFY = True
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 
 from django import template
 from django.template.loader import render_to_string
@@ -14,6 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
 from engines.registry import get_engine
+from gameplay.pieces import DIGITS_KEY
 from gameplay.templatetags.hand_tags import is_public
 
 register = template.Library()
@@ -210,7 +210,13 @@ class NativeDigitsNode(template.Node):
         self.nodelist = nodelist
 
     def render(self, context) -> str:
-        return mark_safe(native_digits(self.nodelist.render(context), get_language()))  # digits only: still escaped
+        language = get_language()
+        # A piece inside (gameplay.pieces) writes its own digits so, before it stands in its outer piece.
+        context.render_context[DIGITS_KEY] = lambda html: native_digits(html, language)
+        try:
+            return mark_safe(native_digits(self.nodelist.render(context), language))  # digits only: still escaped
+        finally:
+            del context.render_context[DIGITS_KEY]
 
 
 @register.tag
@@ -269,72 +275,29 @@ def reference(context, engine_name: str, view: dict, players: int) -> dict | Non
 
 @register.simple_tag(takes_context=True)
 def reference_card(context, engine_name: str, view: dict, players: int) -> SafeString:
-    """The reference card (``gameplay/_reference_card.html``) for this table: its facts come from
-    :func:`reference`, and the drawing is made once per set of facts and language in a process
-    (every phone of a table, every move, shows the same card)."""
+    """The reference card (``gameplay/_reference_card.html``) for this table, its facts from :func:`reference`."""
     ref = reference(context, engine_name, view, players)
     if not ref:
         return mark_safe("")
-    return _reference_html(engine_name, json.dumps(ref, sort_keys=True), get_language())
-
-
-class _Keyed:
-    """A value for an ``lru_cache`` argument: it hashes and compares by its JSON, and keeps the value itself
-    for the render (JSON would turn a dict's number keys into text)."""
-
-    __slots__ = ("key", "value")
-
-    def __init__(self, value) -> None:
-        self.key = json.dumps(value, sort_keys=True, default=str)
-        self.value = value
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _Keyed) and other.key == self.key
+    html = render_to_string("gameplay/_reference_card.html", {"engine": engine_name, "ref": ref})
+    return mark_safe(html)  # noqa: S308 (our template, autoescaped)
 
 
 @register.simple_tag
 def log_line(template_name: str, line: dict, names) -> SafeString:
-    """One log entry as its sentence (``games/<engine>/log_line.html`` with ``line`` and ``names`` only).
-
-    Drawn once per entry, names and language in a process: every phone and board of a table shows the same
-    public lines again at every move. The sentence depends on nothing else, so it is the include's own bytes.
-    """
-    return _log_line_html(template_name, _Keyed(line), tuple(str(name) for name in names or ()), get_language())
+    """One log entry as its sentence (``games/<engine>/log_line.html`` with ``line`` and ``names`` only)."""
+    return mark_safe(render_to_string(template_name, {"line": line, "names": names}))  # noqa: S308 (autoescaped)
 
 
 @register.simple_tag
 def recent_log(template_name: str, log: list | None, names, count: int) -> SafeString:
-    """The newest ``count`` public lines of ``log``, newest first, each a ``<li>`` of :func:`log_line`.
-
-    A phone's open log: the same items on every phone of the table at a revision, so the list is joined
-    once per set of lines, names and language in a process, and only the newest lines are looked at
-    (a long game's log is not walked on every render). Private lines never show (``hand_tags.is_public``).
-    """
+    """The newest ``count`` public lines of ``log``, newest first, each a ``<li>`` of :func:`log_line`; only the
+    newest lines are looked at (a long game's log is not walked). Private lines never show (``hand_tags.is_public``)."""
     newest: list = []
     for line in reversed(log or []):
         if len(newest) >= count:
             break
         if is_public(line):
             newest.append(line)
-    return _recent_log_html(template_name, _Keyed(newest), tuple(str(name) for name in names or ()), get_language())
-
-
-@lru_cache(maxsize=1024)
-def _recent_log_html(template_name: str, lines: _Keyed, names: tuple[str, ...], language: str | None) -> SafeString:
-    items = (format_html("<li>{}</li>", _log_line_html(template_name, _Keyed(line), names, language))
-             for line in lines.value)
+    items = (format_html("<li>{}</li>", log_line(template_name, line, names)) for line in newest)
     return mark_safe("".join(items))  # noqa: S308 (each item escaped by format_html and its template)
-
-
-@lru_cache(maxsize=4096)
-def _log_line_html(template_name: str, line: _Keyed, names: tuple[str, ...], language: str | None) -> SafeString:
-    return mark_safe(render_to_string(template_name, {"line": line.value, "names": list(names)}))  # noqa: S308
-
-
-@lru_cache(maxsize=256)
-def _reference_html(engine_name: str, facts: str, language: str | None) -> SafeString:
-    html = render_to_string("gameplay/_reference_card.html", {"engine": engine_name, "ref": json.loads(facts)})
-    return mark_safe(html)  # noqa: S308 (our template, autoescaped)

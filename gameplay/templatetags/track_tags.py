@@ -9,13 +9,11 @@ Load with ``{% load track_tags %}``.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from django import template
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 
 register = template.Library()
 
@@ -66,26 +64,7 @@ def ij_track(view: dict, rtl: bool = False) -> dict[str, Any]:
     return {"missions": missions, "pips": pips, "pips_width": pips_width, "rejections": done, "max": most}
 
 
-def _track_fields(view: dict) -> tuple:
-    """What of ``view`` the drawing shows (public facts only), as a key."""
-    phase = view.get("phase")
-    return (tuple(view.get("mission_sizes") or ()), tuple(view.get("missions") or ()),
-            tuple(view.get("sabotage_counts") or ()), tuple(view.get("sabotage_needed") or ()),
-            bool(view.get("outcome")), phase if phase in ("assassinate", "over") else "", view.get("mission_number"),
-            view.get("max_rejections"), view.get("rejections"))
-
-
-@lru_cache(maxsize=512)
-def _track_html(fields: tuple, language: str | None) -> SafeString:
-    sizes, missions, counts, needed, outcome, phase, number, most, done = fields
-    view = {"mission_sizes": list(sizes), "missions": list(missions), "sabotage_counts": list(counts),
-            "sabotage_needed": list(needed), "outcome": outcome or None, "phase": phase, "mission_number": number,
-            "max_rejections": most, "rejections": done}
-    return mark_safe(render_to_string("games/inside_job/track.html", {"view": view}))  # noqa: S308 (our template)
-
-
 @register.simple_tag
 def ij_track_drawing(view: dict) -> SafeString:
-    """templates/games/inside_job/track.html for ``view``, drawn once per track and language in a process
-    and shared by every phone and board that shows the same track (about two thirds of a phone's render)."""
-    return _track_html(_track_fields(view), get_language())
+    """templates/games/inside_job/track.html for ``view``: the public track (missions, sabotage, rejections)."""
+    return mark_safe(render_to_string("games/inside_job/track.html", {"view": view}))  # noqa: S308 (our template)

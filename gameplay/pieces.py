@@ -1,0 +1,500 @@
+"""Public pieces of a table's screens, rendered again only when what they read has changed.
+
+A public fragment of a screen (``gameplay.screens``) is the same for every screen of a table in a language,
+and a template is a pure function of what it reads from its context. So a render records what it reads:
+every name of its context and every key of a dict inside (``view.phase``, ``game.deadline_ms``, a seat's
+vote), each as a path with the value it held. The next time, the piece is rendered again only if one of
+those paths now holds another value; otherwise its bytes from last time are its bytes now. Lists are read
+whole, and so is a dict that is iterated, measured or copied.
+
+A fragment is a piece, and so is each element marked ``{% piece "id" %}…{% endpiece %}`` in its template:
+a push sends a piece alone when only it changed (``Fragment.pieces``). What a piece shows must depend on
+its context alone: never on the clock, the database or a request. The revision and the server's clock are
+placeholders in the bytes (:data:`REVISION`, :data:`SERVER_NOW`), stamped as the bytes leave (:func:`stamp`).
+
+With ``settings.SCREEN_PIECES_VERIFY`` (the tests) every reused piece is rendered again and compared, so a
+piece that read something unrecorded fails loudly instead of going stale.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from copy import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import template
+from django.conf import settings
+from django.template.context import Context
+from django.utils import translation
+from django.utils.safestring import SafeString, mark_safe
+
+REVISION = "@@revision@@"
+SERVER_NOW = "@@server-now@@"
+TAG = "@@tag@@"
+TAG_ATTR = f'data-tag="{TAG}"'
+_STAMPS = re.compile(f"{REVISION}|{SERVER_NOW}")
+_MISSING = "\x00missing"
+# A path's last key when a dict or list was only asked whether it holds anything, how long it is, or whether
+# it holds a value (("\x00in", value)): a seat's piece that asks "is seat 3 awaited?" changes only with that.
+NONEMPTY = "\x00nonempty"
+LENGTH = "\x00length"
+HOLDS = "\x00in"
+
+
+def stamp(html: str, revision: int) -> SafeString:
+    """``html`` with the revision and the server's clock (ms) written in place of their placeholders."""
+    if "@@" not in html:
+        return mark_safe(html)  # noqa: S308 (rendered by our templates, autoescaped)
+    now = str(int(time.time() * 1000))
+    return mark_safe(_STAMPS.sub(lambda found: str(revision) if found.group(0) == REVISION else now, html))  # noqa: S308
+
+
+def bytes_tag(html: str) -> str:
+    return hashlib.blake2b(html.encode(), digest_size=12).hexdigest()
+
+
+class Reads:
+    """The paths a render read, each with the (plain) value it held."""
+
+    __slots__ = ("paths", "_dicts")
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple, Any] = {}
+        self._dicts: dict[tuple, Tracked] = {}
+
+    def wrap(self, path: tuple, value: Any) -> Any:
+        """``value`` as the template gets it: a dict tracked below ``path`` (one per path and render); anything
+        else recorded whole."""
+        kind = type(value)
+        if kind is dict or kind is list or isinstance(value, (Tracked, TrackedList)):
+            value = _plain(value)
+            made = self._dicts.get(path)
+            if made is None or made.base is not value:
+                made = self._dicts[path] = (Tracked if type(value) is dict else TrackedList)(value, path, self)
+            return made
+        self.paths[path] = value
+        return value
+
+
+def _plain(value: Any) -> Any:
+    return value.base if isinstance(value, (Tracked, TrackedList)) else value
+
+
+class TrackedList(list):
+    """A list of a piece's context that records how the render reads it: an item, its length, whether it
+    holds a value, or (iterated, sliced, compared) whole. A shallow copy, as :class:`Tracked`."""
+
+    __slots__ = ("base", "path", "reads")
+
+    def __init__(self, base: list, path: tuple, reads: Reads) -> None:
+        super().__init__(base)
+        self.base = base
+        self.path = path
+        self.reads = reads
+
+    def _whole(self) -> None:
+        self.reads.paths[self.path] = self.base
+
+    def __getitem__(self, index):
+        if not isinstance(index, int):
+            self._whole()
+            return self.base[index]
+        try:
+            value = self.base[index]
+        except IndexError:
+            self.reads.paths[(*self.path, index)] = _MISSING
+            raise
+        return self.reads.wrap((*self.path, index), value)
+
+    def __contains__(self, value) -> bool:
+        value = _plain(value)
+        try:
+            hash(value)
+        except TypeError:
+            self._whole()
+            return value in self.base
+        held = value in self.base
+        self.reads.paths[(*self.path, (HOLDS, value))] = held
+        return held
+
+    def __len__(self) -> int:
+        self.reads.paths[(*self.path, LENGTH)] = len(self.base)
+        return len(self.base)
+
+    def __bool__(self) -> bool:
+        self.reads.paths[(*self.path, NONEMPTY)] = bool(self.base)
+        return bool(self.base)
+
+    def __iter__(self) -> Iterator:
+        self._whole()
+        return iter(self.base)
+
+    def __reversed__(self) -> Iterator:
+        self._whole()
+        return reversed(self.base)
+
+    def __eq__(self, other) -> bool:
+        self._whole()
+        return self.base == _plain(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> list:
+        self._whole()
+        return list(self.base)
+
+    def index(self, *args):  # type: ignore[override]
+        self._whole()
+        return self.base.index(*args)
+
+    def count(self, value) -> int:
+        self._whole()
+        return self.base.count(value)
+
+    def __reduce__(self):
+        self._whole()
+        return list, (list(self.base),)
+
+
+class Tracked(dict):
+    """A dict of a piece's context that records which of its keys the render reads (a shallow copy, so code
+    that reads it below Python's methods still gets its values; only then would a read go unrecorded)."""
+
+    __slots__ = ("base", "path", "reads")
+
+    def __init__(self, base: dict, path: tuple, reads: Reads) -> None:
+        super().__init__(base)
+        self.base = base
+        self.path = path
+        self.reads = reads
+
+    def _whole(self) -> None:
+        self.reads.paths[self.path] = self.base
+
+    def __getitem__(self, key):
+        try:
+            value = self.base[key]
+        except KeyError:
+            self.reads.paths[(*self.path, key)] = _MISSING
+            raise
+        return self.reads.wrap((*self.path, key), value)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator:
+        self._whole()
+        return super().__iter__()
+
+    def keys(self):
+        self._whole()
+        return super().keys()
+
+    def values(self):
+        self._whole()
+        return super().values()
+
+    def items(self):
+        self._whole()
+        return super().items()
+
+    def __len__(self) -> int:
+        self._whole()
+        return super().__len__()
+
+    def __bool__(self) -> bool:
+        self.reads.paths[(*self.path, NONEMPTY)] = bool(self.base)
+        return bool(self.base)
+
+    def __eq__(self, other) -> bool:
+        self._whole()
+        return self.base == _plain(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> dict:
+        self._whole()
+        return dict(self.base)
+
+    def __reduce__(self):
+        self._whole()
+        return dict, (dict(self.base),)
+
+
+class TrackingContext(Context):
+    """A template context whose names, as they stood when the piece began (its outer names), are recorded
+    when read; the names the piece sets itself ({% with %}, loops, includes) are made from what it read."""
+
+    reads: Reads
+    outer: int
+    store: Store | None
+    collect: dict[str, tuple[str, str]]
+
+    @classmethod
+    def around(cls, context: Context, reads: Reads, store: Store | None) -> TrackingContext:
+        made = copy(context)
+        made.__class__ = cls
+        made.reads = reads
+        made.outer = len(made.dicts)
+        made.store = store
+        made.collect = {}  # the inner pieces its render meets, in order: {id: (tag, bytes)}
+        return made
+
+    def __getitem__(self, key):
+        dicts = self.dicts
+        for level in range(len(dicts) - 1, self.outer - 1, -1):
+            if key in dicts[level]:
+                return dicts[level][key]
+        for level in range(self.outer - 1, 0, -1):
+            if key in dicts[level]:
+                return self.reads.wrap((key,), dicts[level][key])
+        if key in dicts[0]:
+            return dicts[0][key]  # True, False, None
+        self.reads.paths[(key,)] = _MISSING
+        raise KeyError(key)
+
+    def get(self, key, otherwise=None):
+        try:
+            return self[key]
+        except KeyError:
+            return otherwise
+
+    def __contains__(self, key) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def flatten(self) -> dict:
+        flat = super().flatten()
+        for key in flat:
+            self.get(key)  # recorded where it is an outer name
+        return flat
+
+    def source_of(self, key) -> tuple[Any, tuple | None]:
+        """What the name ``key`` holds (plain) and where it comes from among this piece's outer names: its path
+        (None: a name the piece made from what it read already, or True, False, None)."""
+        dicts = self.dicts
+        for level in range(len(dicts) - 1, self.outer - 1, -1):
+            if key in dicts[level]:
+                value = dicts[level][key]
+                if isinstance(value, (Tracked, TrackedList)) and value.reads is self.reads:
+                    return value.base, value.path
+                return _plain(value), None
+        for level in range(self.outer - 1, -1, -1):
+            if key in dicts[level]:
+                return _plain(dicts[level][key]), ((key,) if level else None)
+        return _MISSING, (key,)
+
+
+def _walk(value: Any, keys: tuple) -> Any:
+    for key in keys:
+        try:
+            if key == NONEMPTY:
+                value = bool(value)
+            elif key == LENGTH:
+                value = len(value)
+            elif type(key) is tuple:  # (HOLDS, item)
+                value = key[1] in value
+            else:
+                value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return value
+
+
+def _values(context: Any, paths: tuple[tuple, ...]) -> list:
+    """What ``paths`` hold in ``context`` now. Inside an outer piece, each counts as the outer piece's read too
+    (by the name it has there): the outer piece's bytes hold this piece's."""
+    if not isinstance(context, TrackingContext):
+        return [_walk(context, path) for path in paths]
+    values = []
+    outer = context.reads.paths
+    for path in paths:
+        base, where = context.source_of(path[0])
+        value = base if base is _MISSING else _walk(base, path[1:])
+        if where is not None:
+            outer[(*where, *path[1:])] = value
+        values.append(value)
+    return values
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"a piece read a value that is not plain data: {type(value).__name__}")
+
+
+def _digest(values: list) -> str | None:
+    try:
+        text = json.dumps(values, sort_keys=True, default=_json_default, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None  # not plain data: this piece is rendered every time
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class Made:
+    """A piece as last rendered: what it read (paths and their digest), its bytes (inner pieces in place),
+    its own tag (its bytes without its inner pieces') and its inner pieces ({id: (tag, bytes)})."""
+
+    paths: tuple[tuple, ...]
+    digest: str | None
+    html: str
+    tag: str
+    inner: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+class Store:
+    """The pieces of a table's public fragments as last rendered, per element id and language."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, str], Made] = {}
+
+    def get(self, key: tuple[str, str]) -> Made | None:
+        return self._made.get(key)
+
+    def put(self, key: tuple[str, str], made: Made) -> None:
+        self._made[key] = made
+
+
+PIECE_TABLES = 512  # tables whose pieces this process keeps
+
+
+class _Stores:
+    """Each table's :class:`Store` in this process (the ``PIECE_TABLES`` used last)."""
+
+    def __init__(self) -> None:
+        self._stores: OrderedDict[tuple[int, str], Store] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, table_id: int, code: str) -> Store:
+        key = (table_id, code)  # a database made anew (tests) gives old ids to new tables, never an old code
+        with self._lock:
+            store = self._stores.get(key)
+            if store is None:
+                store = self._stores[key] = Store()
+                while len(self._stores) > PIECE_TABLES:
+                    self._stores.popitem(last=False)
+            else:
+                self._stores.move_to_end(key)
+            return store
+
+
+STORES = _Stores()
+
+
+def made_piece(piece_id: str, store: Store | None, context: Any, render: Callable[[Context], str]) -> Made:
+    """The piece ``piece_id`` of ``context`` (a template Context, or a fragment's context dict), from ``store``
+    when nothing it read has changed since its last render, else rendered by ``render`` (given the context
+    that records reads) and kept. Without a store it is simply rendered (its reads are not kept)."""
+    key = (piece_id, translation.get_language() or "")
+    known = store.get(key) if store is not None else None
+    if known is not None and known.digest is not None and _digest(_values(context, known.paths)) == known.digest:
+        if getattr(settings, "SCREEN_PIECES_VERIFY", False):
+            _verify(piece_id, known, context, render)
+        return known
+    made = _render(context, store, render)
+    if store is not None:
+        store.put(key, made)
+    return made
+
+
+def _render(context: Any, store: Store | None, render: Callable[[Context], str]) -> Made:
+    reads = Reads()
+    tracking = TrackingContext.around(context if isinstance(context, Context) else Context(context), reads, store)
+    with tracking.push(tag=TAG, revision=REVISION, server_now=SERVER_NOW):  # what leaves as placeholders
+        shell = render(tracking)
+    tag = bytes_tag(shell)
+    html = shell.replace(TAG_ATTR, f'data-tag="{tag}"', 1)
+    for number, (_inner_tag, inner_html) in enumerate(tracking.collect.values()):
+        html = html.replace(_marker(number), inner_html, 1)
+    paths = tuple(reads.paths)
+    values = [reads.paths[path] for path in paths]
+    if isinstance(context, TrackingContext):
+        _values(context, paths)  # the outer piece reads what this one read
+    return Made(paths, _digest(values), html, tag, tracking.collect)
+
+
+def _verify(piece_id: str, known: Made, context: Any, render: Callable[[Context], str]) -> None:
+    fresh = _render(context, None, render)
+    if fresh.html != known.html:
+        raise AssertionError(f"piece {piece_id} was reused but reads something it did not record:\n"
+                             f"kept:  {known.html[:2000]}\nfresh: {fresh.html[:2000]}")
+
+
+def _marker(number: int) -> str:
+    """Where an inner piece goes in its outer piece's bytes: no digits, which a language's own would replace."""
+    return "\x00" + "".join(chr(ord("a") + int(digit)) for digit in str(number)) + "\x00"
+
+
+def render_fragment(fragment_id: str, store: Store | None, context: dict, render: Callable[[Context], str]) -> Made:
+    """A public fragment (itself a piece) with its inner pieces, from ``store`` where nothing they read changed.
+    ``render`` renders the fragment's template with the Context it is given (one that records reads)."""
+    return made_piece(fragment_id, store, context, render)
+
+
+# Set in the render context by {% nativedigits %} (game_tags): the function that writes a piece's digits in the
+# page language's own, as the tag around the piece would have.
+DIGITS_KEY = "pieces.native_digits"
+
+
+class PieceNode(template.Node):
+    def __init__(self, nodelist: template.NodeList, piece_id: list[template.base.FilterExpression]) -> None:
+        self.nodelist = nodelist
+        self.piece_id = piece_id
+
+    def render(self, context: Context) -> str:
+        if not isinstance(context, TrackingContext):  # not inside a public fragment: an element like any other
+            with context.push(tag=TAG):
+                html = self.nodelist.render(context)
+            native = context.render_context.get(DIGITS_KEY)
+            html = native(html) if native is not None else html
+            return html.replace(TAG_ATTR, f'data-tag="{bytes_tag(html)}"', 1)
+        piece_id = "".join(str(part.resolve(context)) for part in self.piece_id)
+        native = context.render_context.get(DIGITS_KEY)
+
+        def render(tracking: Context) -> str:
+            html = self.nodelist.render(tracking)
+            return native(html) if native is not None else html  # as the {% nativedigits %} around it would
+
+        made = made_piece(piece_id, context.store, context, render)
+        context.collect[piece_id] = (made.tag, made.html)
+        return _marker(len(context.collect) - 1)
+
+
+register = template.Library()
+
+
+@register.tag
+def piece(parser, token):
+    """``{% piece "bv-seat-" s.index %}<li id="bv-seat-{{ s.index }}" data-tag="{{ tag }}">…</li>{% endpiece %}``:
+    an element of a public fragment that a push may send alone, rendered again only when what it reads has
+    changed (see the module). Its one element carries the id (its parts joined) and ``data-tag="{{ tag }}"``."""
+    bits = token.split_contents()
+    if len(bits) < 2:
+        raise template.TemplateSyntaxError("piece takes the element's id")
+    nodelist = parser.parse(("endpiece",))
+    parser.delete_first_token()
+    return PieceNode(nodelist, [parser.compile_filter(bit) for bit in bits[1:]])
