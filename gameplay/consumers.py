@@ -7,9 +7,13 @@ pushes as ``{"v": revision, "f": {id: html}, "t": {id: tag}}`` instead: the frag
 that changed, as its own htmx GET would show them at that moment (``gameplay.screens``), so a
 move costs no round trip and renders what is the same for many screens once. When the page must
 ask for itself (its session ended, it holds no CSRF cookie), the push is the number alone.
-The heartbeat travels through the channel layer (the consumer sends it to its own channel),
-so it arrives only while the push path works: when Redis freezes, heartbeats stop and the
-page's watchdog (gameplay/static/js/table.js) drops the socket and polls instead.
+
+One :class:`Hub` per process (per event loop) holds its table sockets: it alone is the member of
+each table's Channels group, so a push reaches a process once, and the frames of all of a table's
+sockets there are drawn together in one call on the database thread. The heartbeat travels through
+the channel layer too (the hub sends it to its own channel), so it arrives only while the push path
+works: when Redis freezes, heartbeats stop and the page's watchdog (gameplay/static/js/table.js)
+drops the socket and polls instead.
 """
 
 from __future__ import annotations
@@ -18,11 +22,14 @@ import asyncio
 import json
 import logging
 import urllib.parse
+import weakref
 from types import SimpleNamespace
+from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
@@ -56,6 +63,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     named its screen, ``{"v": revision, "f": fragments, "t": tags}`` with what that browser may see."""
 
     heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
+    # No channel of its own: the hub of its process is the member of the table's group and delivers to it.
+    channel_layer_alias = "table sockets have no channel"
 
     async def connect(self) -> None:
         # The push sender delivers on this loop (the in-memory layer only works on its own loop).
@@ -70,15 +79,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.code = code
         self.screen = socket_screen(self.scope)
         self.pushed = revision  # the newest revision this page holds or was sent
-        group = notify.group_name(table_id)
-        if not await self._layer("group_add", group, self.channel_name):
+        self.moving = False  # a move of this page's is being judged: its answer carries the push
+        self.hub = hub_of_this_loop()
+        if not await self.hub.join(self):
             await self.close(code=CLOSE_LAYER_DOWN)
             return
-        self.group = group
         await self.accept()
         await self.send_json({"v": revision})
         await self._present()
-        self._heartbeat = asyncio.create_task(self._beat())
 
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch, without its hop to the database thread before every message.
@@ -95,12 +103,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await handler(message)
 
     async def disconnect(self, code: int) -> None:
-        beat = getattr(self, "_heartbeat", None)
-        if beat is not None:
-            beat.cancel()
-        group = getattr(self, "group", None)
-        if group:
-            await self._layer("group_discard", group, self.channel_name)
+        hub = getattr(self, "hub", None)
+        if hub is not None:
+            await hub.leave(self)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         """A phone's page sends its moves (``{"move": fields, "id": n}``, see ``gameplay.socket_moves``);
@@ -118,34 +123,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=CLOSE_BAD_FRAME)
 
     async def receive_json(self, content, **kwargs) -> None:
-        if not isinstance(content, dict) or "move" not in content or self.screen is None:
+        if not isinstance(content, dict) or "move" not in content or self.screen is None or self.moving:
             return
-        answer = await database_sync_to_async(socket_moves.play)(self.table_id, self.code, self.screen, content)
+        self.moving = True  # meanwhile the hub leaves this socket's frames to the answer
+        try:
+            answer = await database_sync_to_async(socket_moves.play)(self.table_id, self.code, self.screen, content)
+        finally:
+            self.moving = False
         if "v" in answer:
             self.pushed = max(self.pushed, answer["v"])  # the push of this revision is in the answer
         await self.send_json(answer)
-
-    async def table_revision(self, event: dict) -> None:
-        revision = int(event["v"])
-        if self.screen is None:
-            await self.send_json({"v": revision})
-            return
-        if revision <= self.pushed:
-            return  # a frame at least this new went out already (pushes queued during a render)
-        self.pushed = revision
-        answered = str(event.get("answered") or "")
-        if answered and self.screen.kind == "phone" and notify.session_digest(self.screen.session_key) == answered:
-            # This phone's own move made the revision, and its POST's answer holds the panel (if that answer
-            # was lost, the number makes it refetch).
-            await self.send_json({"v": revision})
-            return
-        frame = await database_sync_to_async(screens.push_frame)(self.table_id, self.code, revision, self.screen)
-        self.pushed = frame["v"]
-        await self.send_json(frame)
-
-    async def table_heartbeat(self, event: dict) -> None:
-        await self.send_json({"hb": 1})
-        await self._present()
+        await self.hub.catch_up(self)  # a push that came meanwhile, newer than the answer
 
     def _lookup(self, code: str) -> tuple[int, int, int | None, list[str]] | None:
         """The table's id and revision, this session's player (or None) and its handed-over seats' tokens.
@@ -169,32 +157,20 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         devices = list(session_devices(session).values())
         return found[0], found[1], player_id, devices
 
-    async def _present(self) -> None:
+    @property
+    def marks_presence(self) -> bool:
         """An open phone socket keeps its player marked present at the table (see gameplay.presence); a board
         opened in a player's own browser is not that player's phone."""
-        if (self.player_id is None and not self.devices) or (self.screen is not None and self.screen.kind == "board"):
+        return (self.player_id is not None or bool(self.devices)) and not (
+            self.screen is not None and self.screen.kind == "board")
+
+    async def _present(self) -> None:
+        if not self.marks_presence:
             return
         try:
             await presence.aseen(self.table_id, self.player_id, self.devices)
         except Exception as error:  # the cache being down must not drop the socket
             logger.warning("presence mark failed for a table socket: %r", error)
-
-    async def _beat(self) -> None:
-        """Every ``heartbeat_seconds``, a heartbeat through the channel layer to this socket."""
-        while True:
-            await asyncio.sleep(self.heartbeat_seconds)
-            await self._layer("send", self.channel_name, {"type": "table.heartbeat"})
-
-    async def _layer(self, method: str, *args) -> bool:
-        """One channel-layer call, bounded in time; a failure is logged (no traceback), not raised."""
-        try:
-            await asyncio.wait_for(getattr(self.channel_layer, method)(*args), LAYER_TIMEOUT_SECONDS)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # any layer failure means "the push path is down"
-            logger.warning("channel layer %s failed for a table socket: %r", method, error)
-            return False
-        return True
 
 
 SCREENS = ("phone", "board")
@@ -236,3 +212,173 @@ class SameOriginValidator:
             await send({"type": "websocket.close", "code": 4403})
             return None
         return await self.application(scope, receive, send)
+
+
+class Hub:
+    """This event loop's table sockets, by table: the one member of each table's Channels group here.
+
+    A push (``table.revision``, from ``lobby.notify``) is drawn for all of a table's sockets at once, one
+    call on the database thread (``screens.push_frames``); pushes of one table run one after another, the
+    newest waiting one replacing older ones. Heartbeats go through the channel layer to the hub's own
+    channel every ``TableConsumer.heartbeat_seconds`` and out to every socket, marking phones present.
+    """
+
+    REJOIN_BEATS = 40  # the groups are joined again every so many heartbeats (a layer forgets a group in a day)
+
+    def __init__(self) -> None:
+        self.tables: dict[int, set[TableConsumer]] = {}
+        self.channel = ""
+        self._tasks: list[asyncio.Task] = []
+        self._waiting: dict[int, tuple[int, str]] = {}  # a table's newest push not yet drawn: (revision, answered)
+        self._drawing: set[int] = set()
+        self._newest: dict[int, int] = {}  # the newest revision drawn for each table
+        self.layer: Any = None
+
+    async def join(self, consumer: TableConsumer) -> bool:
+        """Hold ``consumer``; False when the channel layer cannot be reached (the socket closes)."""
+        if not self._tasks:
+            self.layer = get_channel_layer()  # the one instance its channel belongs to, while the hub runs
+            try:
+                self.channel = await asyncio.wait_for(self.layer.new_channel(prefix="tables"), LAYER_TIMEOUT_SECONDS)
+            except Exception as error:  # any layer failure means "the push path is down"
+                logger.warning("channel layer new_channel failed for the table hub: %r", error)
+                return False
+            self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._beat())]
+        sockets = self.tables.setdefault(consumer.table_id, set())
+        if not sockets and not await self._layer("group_add", notify.group_name(consumer.table_id), self.channel):
+            self.tables.pop(consumer.table_id, None)
+            await self._idle()
+            return False
+        sockets.add(consumer)
+        return True
+
+    async def leave(self, consumer: TableConsumer) -> None:
+        sockets = self.tables.get(consumer.table_id)
+        if sockets is None or consumer not in sockets:
+            return
+        sockets.discard(consumer)
+        if not sockets:
+            del self.tables[consumer.table_id]
+            self._newest.pop(consumer.table_id, None)
+            await self._layer("group_discard", notify.group_name(consumer.table_id), self.channel)
+        await self._idle()
+
+    async def _idle(self) -> None:
+        if self.tables or not self._tasks:
+            return
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # a layer that failed: try again shortly (heartbeats stop meanwhile)
+                logger.warning("channel layer receive failed for the table hub: %r", error)
+                await asyncio.sleep(1.0)
+                continue
+            kind = message.get("type")
+            if kind == "table.revision":
+                self.pushed(int(message["t"]), int(message["v"]), str(message.get("answered") or ""))
+            elif kind == "table.heartbeat":
+                await self._heartbeat()
+
+    def pushed(self, table_id: int, revision: int, answered: str) -> None:
+        """A table's new revision: drawn for its sockets here, after any push of it being drawn now."""
+        if table_id not in self.tables:
+            return
+        waiting = self._waiting.get(table_id)
+        if waiting is None or waiting[0] < revision:
+            self._waiting[table_id] = (revision, answered)
+        if table_id not in self._drawing:
+            self._drawing.add(table_id)
+            asyncio.get_running_loop().create_task(self._draw(table_id))
+
+    async def _draw(self, table_id: int) -> None:
+        try:
+            while table_id in self._waiting:
+                revision, answered = self._waiting.pop(table_id)
+                await self._push(table_id, revision, answered)
+        except Exception:  # one table's failure never touches the others
+            logger.exception("push to table %s failed in the hub", table_id)
+        finally:
+            self._drawing.discard(table_id)
+
+    async def _push(self, table_id: int, revision: int, answered: str) -> None:
+        self._newest[table_id] = max(self._newest.get(table_id, 0), revision)
+        framed: list[TableConsumer] = []
+        for consumer in list(self.tables.get(table_id, ())):
+            if consumer.screen is None:
+                await consumer.send_json({"v": revision})
+            elif revision > consumer.pushed and not consumer.moving:
+                consumer.pushed = revision
+                if answered and consumer.screen.kind == "phone" and \
+                        notify.session_digest(consumer.screen.session_key) == answered:
+                    # This phone's own move made the revision, and its POST's answer holds the panel (if that
+                    # answer was lost, the number makes it refetch).
+                    await consumer.send_json({"v": revision})
+                else:
+                    framed.append(consumer)
+        if framed:
+            code = framed[0].code
+            texts = await database_sync_to_async(screens.push_frames)(
+                table_id, code, revision, [consumer.screen for consumer in framed])
+            for consumer, (shown, text) in zip(framed, texts, strict=True):
+                consumer.pushed = max(consumer.pushed, shown)
+                await consumer.send(text_data=text)
+
+    async def catch_up(self, consumer: TableConsumer) -> None:
+        """After a move's answer: the push the hub left to it, if one newer than the answer came meanwhile."""
+        waiting = self._waiting.get(consumer.table_id)
+        newest = max(waiting[0] if waiting else 0, self._newest.get(consumer.table_id, 0))
+        if newest > consumer.pushed:
+            self.pushed(consumer.table_id, newest, "")
+
+    async def _beat(self) -> None:
+        beats = 0
+        while True:
+            await asyncio.sleep(TableConsumer.heartbeat_seconds)
+            await self._layer("send", self.channel, {"type": "table.heartbeat"})
+            beats += 1
+            if beats % self.REJOIN_BEATS == 0:
+                for table_id in list(self.tables):
+                    await self._layer("group_add", notify.group_name(table_id), self.channel)
+
+    async def _heartbeat(self) -> None:
+        marks: dict[str, float] = {}
+        for sockets in list(self.tables.values()):
+            for consumer in list(sockets):
+                await consumer.send_json({"hb": 1})
+                if consumer.marks_presence:
+                    marks.update(presence.marks(consumer.table_id, consumer.player_id, consumer.devices))
+        if marks:
+            try:
+                await presence.aseen_all(marks)
+            except Exception as error:  # the cache being down must not drop the sockets
+                logger.warning("presence marks failed for the table sockets: %r", error)
+
+    async def _layer(self, method: str, *args) -> bool:
+        """One channel-layer call, bounded in time; a failure is logged (no traceback), not raised."""
+        try:
+            await asyncio.wait_for(getattr(self.layer, method)(*args), LAYER_TIMEOUT_SECONDS)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # any layer failure means "the push path is down"
+            logger.warning("channel layer %s failed for the table hub: %r", method, error)
+            return False
+        return True
+
+
+_HUBS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def hub_of_this_loop() -> Hub:
+    """The hub of the running event loop (one per server process; tests run one loop each)."""
+    loop = asyncio.get_running_loop()
+    hub = _HUBS.get(loop)
+    if hub is None:
+        hub = _HUBS[loop] = Hub()
+    return hub

@@ -68,7 +68,7 @@ class Reads:
 
     def __init__(self) -> None:
         self.paths: dict[tuple, Any] = {}
-        self._dicts: dict[tuple, Tracked] = {}
+        self._dicts: dict[tuple, Tracked | TrackedList] = {}
 
     def wrap(self, path: tuple, value: Any) -> Any:
         """``value`` as the template gets it: a dict tracked below ``path`` (one per path and render); anything

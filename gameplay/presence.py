@@ -41,8 +41,18 @@ def seen(table_id: int, player_id: int | None, devices=()) -> None:
 
 async def aseen(table_id: int, player_id: int | None, devices=()) -> None:
     """``seen`` for the socket consumer."""
-    now = time.time()
-    await cache.aset_many(dict.fromkeys(_keys(table_id, player_id, devices), now), timeout=_KEEP_SECONDS)
+    await aseen_all(marks(table_id, player_id, devices))
+
+
+def marks(table_id: int, player_id: int | None, devices=()) -> dict[str, float]:
+    """The marks that say this browser is present now (for :func:`aseen_all`)."""
+    return dict.fromkeys(_keys(table_id, player_id, devices), time.time())
+
+
+async def aseen_all(made: dict[str, float]) -> None:
+    """Mark many browsers present at once (the sockets of a process, at each heartbeat)."""
+    if made:
+        await cache.aset_many(made, timeout=_KEEP_SECONDS)
 
 
 def quiet_for(game, table_id: int) -> dict[int, float] | None:

@@ -35,8 +35,8 @@ from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from engines.registry import get_engine
-from gameplay import nights, pieces, presence
-from gameplay.models import Game
+from gameplay import pieces, presence
+from gameplay.models import Game, GameNight
 from gameplay.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
 from gameplay.selectors import (
@@ -49,6 +49,7 @@ from gameplay.selectors import (
     table_latest_game,
 )
 from gameplay.templatetags.hand_tags import is_public
+from infra.prepared import Prepared
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
 from lobby.network import lan_base_url
@@ -247,10 +248,10 @@ class TableNow:
     @classmethod
     def read(cls, table_id: int) -> TableNow | None:
         """The table with its latest game, in one statement (the row of each as of one moment), and its seats."""
-        game = Game.objects.select_related("table").filter(table_id=table_id).order_by("-created").first()
+        game = LATEST_GAME_WITH_TABLE.first(table_id)
         if game is not None:
             return cls(game.table, game)
-        table = Table.objects.filter(pk=table_id).first()
+        table = TABLE.first(table_id)
         return cls(table) if table is not None else None
 
     @property
@@ -317,7 +318,7 @@ class TableNow:
     @cached_property
     def night(self) -> dict | None:
         """The table's open game night (when it started), or None."""
-        found = nights.open_night(code=self.table.code)
+        found = OPEN_NIGHT.first(self.table.pk)
         return {"started": found.started} if found is not None else None
 
     @cached_property
@@ -353,6 +354,13 @@ class TableNow:
         if seat is None and game.status == Game.ENDED:
             made["ended_views"] = ended_views(game, self.view)
         return made
+
+
+LATEST_GAME_WITH_TABLE: Prepared[Game] = Prepared(
+    lambda table_id: Game.objects.select_related("table").filter(table_id=table_id).order_by("-created")[:1], int)
+TABLE: Prepared[Table] = Prepared(lambda table_id: Table.objects.filter(pk=table_id), int)
+OPEN_NIGHT: Prepared[GameNight] = Prepared(
+    lambda table_id: GameNight.objects.filter(table_id=table_id, ended__isnull=True)[:1], int)
 
 
 def ended_views(game: Game, view: Callable[[int], dict]) -> list[dict]:
@@ -635,3 +643,11 @@ def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
     if found is None:
         return {"v": revision}
     return found.frame(socket)
+
+
+def push_frames(table_id: int, code: str, revision: int, sockets: list[Socket]) -> list[tuple[int, str]]:
+    """A push of ``revision`` for each of a table's ``sockets`` in this process: (the revision it shows, its
+    frame as JSON text), drawn from one round (the rows read once; see :class:`TableRound`)."""
+    found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
+    frames = [found.frame(socket) if found is not None else {"v": revision} for socket in sockets]
+    return [(frame["v"], json.dumps(frame)) for frame in frames]

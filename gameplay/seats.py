@@ -12,8 +12,10 @@ asks several questions of them (whose seat, names, presence) costs one query.
 from __future__ import annotations
 
 from gameplay.models import Game, GameSeat
+from infra.prepared import Prepared
 
 DEVICES_KEY = "seat_devices"
+SEATS_OF_GAME: Prepared[GameSeat] = Prepared(lambda game_id: GameSeat.objects.filter(game_id=game_id), int)
 
 
 def session_devices(session) -> dict[str, str]:
@@ -26,7 +28,7 @@ def game_seats(game: Game) -> list[GameSeat]:
     """The game's seats in order, read once per Game instance (a change to them needs a new instance)."""
     cached = getattr(game, "_seat_rows", None)
     if cached is None:
-        cached = list(game.seats.all())
+        cached = SEATS_OF_GAME(game.pk)
         game._seat_rows = cached  # type: ignore[attr-defined]
     return cached
 

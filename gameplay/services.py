@@ -29,6 +29,7 @@ from gameplay.fairness import fair_deal_options
 from gameplay.models import Game, GameSeat, Move, SeatHandover
 from gameplay.seats import game_seats, seat_index
 from gameplay.selectors import game_state, handovers_live
+from infra.prepared import Prepared, insert, save_fields
 from lobby.models import Player, Seat, Table
 from lobby.notify import table_notify
 
@@ -124,12 +125,21 @@ def _locked_game(game_id: int | None = None, *, table_id: int | None = None) -> 
     """
     with transaction.atomic():
         if game_id is not None:
-            yield Game.objects.select_for_update().get(pk=game_id)
+            game = GAME_LOCKED.first(game_id)
+            if game is None:
+                raise Game.DoesNotExist("no game with this id")
+            yield game
             return
-        game = Game.objects.select_for_update().filter(table_id=table_id, status=Game.RUNNING).first()
+        game = RUNNING_GAME_LOCKED.first(table_id)
         if game is None:
             raise NoGame("no game is running at this table")
         yield game
+
+
+GAME_LOCKED: Prepared[Game] = Prepared(lambda game_id: Game.objects.select_for_update().filter(pk=game_id), int)
+RUNNING_GAME_LOCKED: Prepared[Game] = Prepared(
+    lambda table_id: Game.objects.select_for_update().filter(table_id=table_id, status=Game.RUNNING).order_by("pk")[:1],
+    int)
 
 
 def _changed(game: Game, fields: list[str] | None = None) -> int:
@@ -138,7 +148,7 @@ def _changed(game: Game, fields: list[str] | None = None) -> int:
     Should be called while holding the game row's lock (inside :func:`_locked_game`). Returns
     the table's new revision.
     """
-    game.save(update_fields=fields)
+    save_fields(game, fields)
     return table_notify(table_id=game.table_id)
 
 
@@ -362,10 +372,10 @@ def _move(game: Game, seat: int, version: int | None, move_id: str | None, actio
         raise IllegalMove("not allowed now: the game could not take this move") from error
     # ``action`` equals a listed action exactly, so the log holds the engine's own JSON. A
     # repeated move id of this seat fails the unique constraint: see move_submit.
-    move = Move.objects.create(game=game, seq=game.version + 1, seat=seat, action=action,
-                               client_move_id=move_id or None)
+    seq = game.version + 1
+    insert(Move(game=game, seq=seq, seat=seat, action=action, client_move_id=move_id or None))
     revision = _changed(game, _advance(game, step, timezone.now()))
-    return MoveResult(move.seq, game=game, revision=revision)
+    return MoveResult(seq, game=game, revision=revision)
 
 
 def game_expire(*, game_id: int, now: datetime | None = None) -> bool:

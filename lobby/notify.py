@@ -16,7 +16,7 @@ delivers when it wakes.
 A move made for a browser that is answered with the fresh panel (``gameplay.views.move``, inside
 :func:`answering`) says so in its push: ``"answered"`` is a digest of that browser's session key
 (never the key). That browser's own socket then gets the number alone, on whichever process it is
-open (``gameplay.consumers.TableConsumer.table_revision``): its POST's answer holds that panel already.
+open (``gameplay.consumers.Hub``): its POST's answer holds that panel already.
 
 Sends run on the server's own event loop once a socket has connected in this process
 (:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on
@@ -168,7 +168,7 @@ class PushSender:
         return failed
 
     async def _send_one(self, layer, table_id: int, revision: int, answered: str = "") -> None:
-        message: dict = {"type": "table.revision", "v": revision}
+        message: dict = {"type": "table.revision", "t": table_id, "v": revision}
         if answered:
             message["answered"] = answered
         await asyncio.wait_for(layer.group_send(group_name(table_id), message), timeout=SEND_TIMEOUT_SECONDS)

@@ -110,10 +110,9 @@ def test_the_public_board_is_rendered_once_per_push_for_every_board(playing, mon
 
     table, people, game = playing
     rendered = []
-    original = screens.render_to_string
-    monkeypatch.setattr(screens, "render_to_string",
-                        lambda name, *a, **k: (name == "gameplay/_board.html" and rendered.append(1)) or original(
-                            name, *a, **k))
+    original = screens.Fragment._render_in
+    monkeypatch.setattr(screens.Fragment, "_render_in", lambda part, context: (
+        part.template == "gameplay/_board.html" and rendered.append(1)) or original(part, context))
     boards = [screens.Socket(kind="board", session_key=None, language="en", csrf_secret="", url="http://testserver")
               for _ in range(2)]
     table.refresh_from_db()

@@ -4,8 +4,8 @@ It seats ``--phones`` guests at an Inside Job table through the app's own pages 
 client: guest sign-in, the table, joining, the host's start), then pushes ``--pushes`` times, each
 after a real move (``--moves``: "vote" plays the vote window's answers one by one, a new proposal
 when it closes; "none" moves only the revision, so every fragment stays as it was): every phone's
-socket and the board's get their frame from ``gameplay.screens.push_frame``, exactly as the
-consumer does, one after another. It prints the CPU time of a whole push (best, quartile, median)
+socket and the board's get their frame as JSON text from ``gameplay.screens.push_frames``, exactly as
+the socket hub draws a table's frames. It prints the CPU time of a whole push (best, quartile, median)
 and per screen, and the frames' size per screen. Moves are not counted in the push's time.
 Nothing stays behind: every row is written in a transaction that is rolled back at the end.
 Like the load tool's figures, it compares code at one moment on one machine: run "before" and
@@ -64,7 +64,7 @@ def seat_table(phones: int) -> tuple[str, list[Client]]:
 
 
 class Command(BaseCommand):
-    help = "CPU time of one push to a table's phones and board (gameplay.screens.push_frame), in process."
+    help = "CPU time of one push to a table's phones and board (gameplay.screens.push_frames), in process."
 
     def add_arguments(self, parser):
         parser.add_argument("--phones", type=int, default=7)
@@ -115,13 +115,14 @@ class Command(BaseCommand):
                 table.update(revision=F("revision") + 1)
             revision = table.values_list("revision", flat=True).get()
             started = time.process_time()
-            frames = [screens.push_frame(table_id, code, revision, socket) for socket in sockets]
+            texts = [text for _shown, text in screens.push_frames(table_id, code, revision, sockets)]
             spent = time.process_time() - started
+            frames = [json.loads(text) for text in texts]
             if any("f" not in frame for frame in frames):
                 raise RuntimeError(f"a screen got no fragments: {[sorted(f) for f in frames]}")
             if n >= warmup:
                 times.append(spent)
-                sizes.append(sum(len(json.dumps(frame)) for frame in frames))
+                sizes.append(sum(len(text) for text in texts))
         times.sort()
         median = times[len(times) // 2] * 1000
         size = sorted(sizes)[len(sizes) // 2]
