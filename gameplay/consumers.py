@@ -229,7 +229,8 @@ class Hub:
         self.tables: dict[int, set[TableConsumer]] = {}
         self.channel = ""
         self._tasks: list[asyncio.Task] = []
-        self._waiting: dict[int, tuple[int, str]] = {}  # a table's newest push not yet drawn: (revision, answered)
+        # A table's newest push not yet drawn: (revision, answered, again).
+        self._waiting: dict[int, tuple[int, str, bool]] = {}
         self._drawing: set[int] = set()
         self._newest: dict[int, int] = {}  # the newest revision drawn for each table
         self.layer: Any = None
@@ -286,13 +287,14 @@ class Hub:
             elif kind == "table.heartbeat":
                 await self._heartbeat()
 
-    def pushed(self, table_id: int, revision: int, answered: str) -> None:
-        """A table's new revision: drawn for its sockets here, after any push of it being drawn now."""
+    def pushed(self, table_id: int, revision: int, answered: str, *, again: bool = False) -> None:
+        """A table's new revision (``again``: a new look at the one shown, whose asleep seats changed): drawn for
+        its sockets here, after any push of it being drawn now."""
         if table_id not in self.tables:
             return
         waiting = self._waiting.get(table_id)
-        if waiting is None or waiting[0] < revision:
-            self._waiting[table_id] = (revision, answered)
+        if waiting is None or waiting[0] < revision or again:
+            self._waiting[table_id] = (revision, answered, again)
         if table_id not in self._drawing:
             self._drawing.add(table_id)
             asyncio.get_running_loop().create_task(self._draw(table_id))
@@ -300,19 +302,22 @@ class Hub:
     async def _draw(self, table_id: int) -> None:
         try:
             while table_id in self._waiting:
-                revision, answered = self._waiting.pop(table_id)
-                await self._push(table_id, revision, answered)
+                revision, answered, again = self._waiting.pop(table_id)
+                await self._push(table_id, revision, answered, again)
         except Exception:  # one table's failure never touches the others
             logger.exception("push to table %s failed in the hub", table_id)
         finally:
             self._drawing.discard(table_id)
 
-    async def _push(self, table_id: int, revision: int, answered: str) -> None:
+    async def _push(self, table_id: int, revision: int, answered: str, again: bool = False) -> None:
         self._newest[table_id] = max(self._newest.get(table_id, 0), revision)
         framed: list[TableConsumer] = []
         for consumer in list(self.tables.get(table_id, ())):
             if consumer.screen is None:
-                await consumer.send_json({"v": revision})
+                if not again:
+                    await consumer.send_json({"v": revision})
+            elif again and revision == consumer.pushed and not consumer.moving:
+                framed.append(consumer)  # what changed on its screen: whose phone is asleep
             elif revision > consumer.pushed and not consumer.moving:
                 consumer.pushed = revision
                 if answered and consumer.screen.kind == "phone" and \
@@ -359,6 +364,15 @@ class Hub:
                 await presence.aseen_all(marks)
             except Exception as error:  # the cache being down must not drop the sockets
                 logger.warning("presence marks failed for the table sockets: %r", error)
+        # A phone that fell asleep or woke shows on every screen of its table without a move.
+        tables = [(table_id, next(iter(sockets)).code) for table_id, sockets in self.tables.items() if sockets]
+        try:
+            moved = await database_sync_to_async(screens.presence_moved)(tables)
+        except Exception as error:  # presence unknown this time: the next heartbeat looks again
+            logger.warning("presence check failed for the table sockets: %r", error)
+            return
+        for table_id, revision in moved:
+            self.pushed(table_id, revision, "", again=True)
 
     async def _layer(self, method: str, *args) -> bool:
         """One channel-layer call, bounded in time; a failure is logged (no traceback), not raised."""

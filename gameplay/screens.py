@@ -621,12 +621,14 @@ class _Rounds:
             return None
         return self.offer(TableRound(now))
 
-    def offer(self, made: TableRound) -> TableRound:
-        """``made``, kept as its table's push unless one as new is kept already (then that one)."""
+    def offer(self, made: TableRound, *, again: bool = False) -> TableRound:
+        """``made``, kept as its table's push unless one as new is kept already (then that one); ``again``: a
+        new look at the same revision (who is asleep changed) takes the place of the round it looks at."""
         key = (made.now.table.pk, made.now.table.code)
         with self._lock:
             current = self._rounds.get(key)
-            if current is not None and current.revision >= made.revision:
+            if current is not None and (current.revision > made.revision or (
+                    current.revision == made.revision and not again)):
                 return current
             self._rounds[key] = made
             while len(self._rounds) > ROUNDS:
@@ -643,6 +645,23 @@ def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
     if found is None:
         return {"v": revision}
     return found.frame(socket)
+
+
+def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """Of these tables (id, code), those whose running game's asleep seats or seat-link notes (which expire) are no
+    longer what their latest push in this process showed, with its revision: each gets a new look at it
+    (:meth:`_Rounds.offer`), for a push of what changed on its screens."""
+    moved = []
+    for table_id, code in tables:
+        found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, 0)
+        running = found.now.running if found is not None else None
+        if found is None or running is None:
+            continue
+        if (presence.asleep_seats(running, table_id), handover_notes(running)) != (
+                found.now.asleep, found.now.handovers):
+            ROUNDS_OF_THIS_PROCESS.offer(TableRound(TableNow(found.now.table, running)), again=True)
+            moved.append((table_id, found.revision))
+    return moved
 
 
 def push_frames(table_id: int, code: str, revision: int, sockets: list[Socket]) -> list[tuple[int, str]]:

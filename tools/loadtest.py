@@ -12,9 +12,8 @@ board do, and measures what people would feel.
   number only makes the screen refetch its htmx partial (``HX-Request: true``): one fetch in
   flight per screen; a push during a fetch means one more fetch afterwards; an older panel never
   replaces a newer one. ``--pull`` opens the sockets without ``?view=`` (numbers only, every
-  screen refetches: the protocol before partials were pushed), to compare the two. The board
-  also refreshes every 15 s (its ``hx-trigger``). Per table a driver, every ~``think`` seconds
-  (jittered), picks a phone whose panel holds a live move form, fills it as
+  screen refetches: the protocol before partials were pushed), to compare the two. Per table a
+  driver, every ~``think`` seconds (jittered), picks a phone whose panel holds a live move form, fills it as
   ``chaos.fill_move_form`` does and POSTs it as htmx would (``X-CSRFToken``); between games the
   host deals the next one.
 - Figures: for each accepted move, "tap → every other screen" is the time from sending the POST
@@ -100,7 +99,6 @@ START_ACTIONS = ("/host/start/", "/host/again/")
 REQUEST_TIMEOUT = 10.0  # a request with no answer by then is an error ("timeout")
 CONNECT_TIMEOUT = 10.0  # a socket handshake that takes longer is given up (table.js: 6 s)
 SILENCE = 15.0 * 2.5 + 2.5  # table.js's watchdog: a socket silent this long (no push, no heartbeat) is dead
-BOARD_POLL = 15.0  # the board's hx-trigger "every 15s"
 CAUGHT_UP_WITHIN = 10.0  # an accepted move whose screens have not all caught up by then counts as an error
 DRAIN = 5.0  # after the measured window: how long to wait for the last moves' screens
 MOVE_ANSWER = 5.0  # table.js: a move sent over the socket with no answer by then is posted instead
@@ -636,12 +634,6 @@ class Screen:
         else:
             self.heard(frame["v"])
 
-    async def board_poll(self) -> None:
-        """The board's own ``every 15s`` refresh."""
-        while not self.run.closing:
-            await asyncio.sleep(BOARD_POLL * random.uniform(0.9, 1.1))
-            self.refresh()
-
     # ------------------------------------------------------------------ the phone's taps
 
     def can_move(self) -> bool:
@@ -872,8 +864,6 @@ class Run:
                 self.spawn(screen.socket_loop(gate))
             await self._until_ready(started)
             connected = time.monotonic() - started
-            for table in self.tables:
-                self.spawn(table.board.board_poll())
             t0 = time.monotonic()
             figures.measure_from = t0 + options.warmup
             figures.measure_to = figures.measure_from + options.duration

@@ -65,3 +65,29 @@ async def test_an_open_socket_keeps_its_phone_present(table_with):
     ben_seat = await sync_to_async(lambda: game.seats.get(player=ben.player).index)()
     assert ben_seat not in asleep and len(asleep) == 4
     await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_phone_that_falls_asleep_shows_on_the_board_without_a_move(table_with, monkeypatch):
+    """The board's socket is told at the next heartbeat that a phone went quiet: the head piece, no refetch."""
+    from gameplay import consumers
+    from tests.gameplay.test_socket_frames import opened, socket
+
+    monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.3)
+    table, people = await sync_to_async(table_with)(5)
+    await sync_to_async(start)(table, people[0])
+    for person in people:
+        await sync_to_async(person.get)(f"/t/{table.code}/")
+    board = socket(table.code, people[0], query="?view=board")
+    known = await opened(board)
+    first = await board.receive_json_from(timeout=5)  # the first heartbeat's look sets what the board holds
+    while "f" not in first:
+        first = await board.receive_json_from(timeout=5)
+    await sync_to_async(cache.delete)(f"presence:{table.pk}:p{people[2].player.pk}")
+    while True:
+        frame = await board.receive_json_from(timeout=5)
+        if "f" in frame and any("asleep" in html for html in frame["f"].values()):
+            break
+    assert frame["v"] >= known and "P3" in _asleep("".join(frame["f"].values()))
+    assert "public-view" not in frame["f"]  # the piece that changed, not the whole board
+    await board.disconnect()

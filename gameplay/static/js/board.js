@@ -175,8 +175,8 @@
   }
 
   // --- 3. Unchanged refetches are not swapped in -----------------------------------------------
-  // The board refetches every 15 s; the browser revalidates with the entity tag and hands back the
-  // same bytes. Swapping them in again would replay the highlight of the last change (board.css
+  // A refetch (the socket came back, a number it could not place) revalidates with the entity tag and
+  // the browser hands back the same bytes. Swapping them in again would replay the highlight of the last change (board.css
   // .is-new) as if it had just happened, so a response carrying the tag of what is shown is dropped.
   var shownTag = null;
   document.addEventListener("htmx:beforeSwap", function (event) {

@@ -1,0 +1,99 @@
+"""Public pieces (``gameplay.pieces``): rendered again only when what they read changed, and then the same bytes."""
+
+from __future__ import annotations
+
+import pytest
+from django.template import Context, engines
+from django.utils import translation
+
+from gameplay import pieces
+
+TEMPLATE = (
+    '{% nativedigits %}<div id="root" data-tag="{{ tag }}" data-revision="{{ revision }}">'
+    '{% piece "seat-" 3 %}<p id="seat-3" data-tag="{{ tag }}">{{ view.names.3 }}'
+    '{% if 3 in view.awaiting %} waits{% endif %} {{ view.votes|length }}</p>{% endpiece %}'
+    '<span>{{ view.phase }}</span></div>{% endnativedigits %}'
+)
+
+
+class Counted:
+    """A template rendered through ``gameplay.pieces``, counting its renders."""
+
+    def __init__(self, source: str = TEMPLATE) -> None:
+        self.template = engines["django"].from_string(source).template
+        self.store = pieces.Store()
+        self.renders = 0
+
+    def render(self, context) -> str:
+        self.renders += 1
+        return self.template.render(context)
+
+    def fragment(self, view: dict) -> pieces.Made:
+        return pieces.render_fragment("root", self.store, {"view": view}, self.render)
+
+
+def _context(view: dict, revision: int) -> Context:
+    return Context({"view": view, "tag": pieces.TAG, "revision": revision})
+
+
+VIEW = {"names": {"3": "Ana"}, "awaiting": [1, 3], "votes": [], "phase": "vote", "log": ["x"]}
+
+
+@pytest.fixture(autouse=True)
+def _english(settings):
+    settings.SCREEN_PIECES_VERIFY = False  # it would render each reused piece again: these tests count renders
+    with translation.override("en"):
+        yield
+
+
+def test_a_change_to_nothing_it_read_renders_nothing_again():
+    counted = Counted()
+    first = counted.fragment(dict(VIEW))
+    again = counted.fragment(dict(VIEW, log=["x", "y"]))  # the log is never read
+    assert counted.renders == 1 and again is first
+
+
+def test_a_change_outside_a_piece_renders_the_shell_and_keeps_the_piece():
+    counted = Counted()
+    first = counted.fragment(dict(VIEW))
+    later = counted.fragment(dict(VIEW, phase="mission"))
+    assert counted.renders == 2 and later.inner["seat-3"] == first.inner["seat-3"]
+    assert "mission" in later.html and later.tag != first.tag
+
+
+def test_a_piece_asked_whether_a_list_holds_its_seat_changes_only_with_that():
+    counted = Counted()
+    first = counted.fragment(dict(VIEW))
+    same = counted.fragment(dict(VIEW, awaiting=[1, 3, 5]))  # seat 3 still waits: nothing it shows moved
+    assert same is first
+    moved = counted.fragment(dict(VIEW, awaiting=[1]))
+    assert moved.inner["seat-3"] != first.inner["seat-3"] and "waits" not in moved.inner["seat-3"][1]
+
+
+def test_the_bytes_are_those_of_a_plain_render_in_every_language_with_the_tags_and_revision_stamped():
+    for language in ("en", "fa", "ja"):
+        with translation.override(language):
+            made = Counted().fragment(dict(VIEW, votes=list(range(11))))
+            plain = engines["django"].from_string(TEMPLATE).template.render(
+                _context(dict(VIEW, votes=list(range(11))), 1))  # a piece outside a fragment tags itself
+            stamped = pieces.stamp(made.html, 1)
+            assert stamped == plain.replace(f'data-tag="{pieces.TAG}"', f'data-tag="{made.tag}"', 1)
+            assert ("۱۱" in stamped) == (language == "fa")  # the piece's own digits, as around it
+
+
+def test_a_reused_piece_that_differs_from_a_fresh_render_fails_loudly(settings):
+    settings.SCREEN_PIECES_VERIFY = True
+    counted = Counted()
+    first = counted.fragment(dict(VIEW))
+    key = ("root", "en")
+    counted.store.put(key, pieces.Made(first.paths, first.digest, first.html.replace("Ana", "Bob"), first.tag,
+                                       first.inner))
+    with pytest.raises(AssertionError, match="reads something it did not record"):
+        counted.fragment(dict(VIEW))
+
+
+def test_a_value_that_is_not_plain_data_is_rendered_every_time():
+    counted = Counted("<p>{{ view.when }}</p>")
+    counted.fragment({"when": object()})
+    counted.fragment({"when": object()})
+    assert counted.renders == 2
