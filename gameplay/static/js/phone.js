@@ -7,13 +7,17 @@
 //   still holds shows the same secret open until the release.
 // - A secret longer than its box (a long game's "what you learned") is never cut off: while held it
 //   grows over what follows (.peek-grown), shifted to stay on the screen; the box itself keeps its
-//   place and size, so nothing in the page moves and, not held, every box looks alike.
+//   place and size, so nothing in the page moves and, not held, every box looks alike. A box that lies
+//   above the buttons of a choice depending on it ([data-peek-choice] around both) grows upwards
+//   instead, never over those buttons: one finger holds it while another taps.
 // - A first-time hint ([data-peek-hint], rendered hidden) shows until the first peek (localStorage).
 // - While a game runs (#private-view[data-running]) the screen is kept awake (Screen Wake Lock,
 //   where the browser has it), asked again when the page comes back (the browser drops it then).
 // - When this phone's answer becomes awaited (#private-view [data-awaited]) it vibrates and, if the
 //   player turned it on (off by default, remembered in localStorage), beeps; the panel itself
 //   shows the visible cue. The toggle is [data-sound-toggle], hidden without this script.
+// - A fold that opens on a choice with its own peek box ([data-peek-choice]) scrolls the box and the
+//   buttons onto the screen.
 // - A move played on picked cards ([data-picks] in its form: "2" for one card of each of two players,
 //   "each" for one card of each player listed) is sent only once the pick is complete: its button
 //   ([data-picks-submit]) is rendered disabled and enabled here when it is. A player's cards
@@ -45,17 +49,26 @@
   var MARGIN = 8; // px kept free at the screen's edges by a grown secret
 
   // Held: a secret that does not fit its box grows over the page below it (CSS .peek-grown), moved up
-  // as far as needed to stay on the screen. CSSOM, not a style attribute: the CSP allows it.
+  // as far as needed to stay on the screen; above a choice's buttons it grows upwards from the box's
+  // bottom, at most to the screen's top (--peek-room), and scrolls inside beyond that.
+  // CSSOM, not a style attribute: the CSP allows it.
   function grow(peek, secret, open) {
     peek.classList.remove("peek-grown");
     secret.style.removeProperty("--peek-shift");
+    secret.style.removeProperty("--peek-room");
     if (!open || secret.scrollHeight <= secret.clientHeight + 1) { return; }
+    var box = peek.getBoundingClientRect();
+    var up = !!peek.closest("[data-peek-choice]");
+    if (up) { secret.style.setProperty("--peek-room", Math.round(Math.max(box.height, box.bottom - MARGIN)) + "px"); }
     peek.classList.add("peek-grown");
-    var top = peek.getBoundingClientRect().top;
     var height = secret.getBoundingClientRect().height;
-    var room = window.innerHeight - MARGIN;
-    var shift = Math.min(0, room - (top + height));
-    shift = Math.max(shift, MARGIN - top);
+    var shift;
+    if (up) {
+      shift = box.height - height;
+    } else {
+      shift = Math.min(0, window.innerHeight - MARGIN - (box.top + height));
+      shift = Math.max(shift, MARGIN - box.top);
+    }
     if (shift) { secret.style.setProperty("--peek-shift", Math.round(shift) + "px"); }
   }
 
@@ -240,6 +253,16 @@
   // A wake lock may need a user gesture first: any tap asks again while a game runs.
   document.addEventListener("pointerup", acquire);
   document.addEventListener("visibilitychange", function () { if (!document.hidden) { acquire(); } });
+
+  // ---- A fold opened on a choice: its peek and buttons come on the screen ----
+  // Opening a fold ("Equip a card", "Play equipment") that holds a choice with its own peek box scrolls
+  // just enough to show the box and the buttons together, so no finger has to scroll before holding.
+  document.addEventListener("toggle", function (event) {
+    var fold = event.target;
+    if (!fold.open || !fold.querySelector) { return; }
+    var choice = fold.querySelector("[data-peek-choice]");
+    if (choice && choice.closest("details") === fold) { choice.scrollIntoView({block: "nearest"}); }
+  }, true);
 
   // ---- Picks: the submit waits for a complete choice ----
   function pickComplete(box) {
