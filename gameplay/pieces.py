@@ -26,8 +26,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from copy import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django import template
@@ -246,16 +246,18 @@ class TrackingContext(Context):
     reads: Reads
     outer: int
     store: Store | None
-    collect: dict[str, tuple[str, str]]
+    entry: dict  # the piece's context as plain data (what its outer names hold)
+    inner: list[tuple[Inner, Made]]
 
     @classmethod
-    def around(cls, context: Context, reads: Reads, store: Store | None) -> TrackingContext:
-        made = copy(context)
-        made.__class__ = cls
+    def around(cls, entry: dict, reads: Reads, store: Store | None, template: Any = None) -> TrackingContext:
+        made = cls(entry)
+        made.template = template
         made.reads = reads
         made.outer = len(made.dicts)
         made.store = store
-        made.collect = {}  # the inner pieces its render meets, in order: {id: (tag, bytes)}
+        made.entry = entry
+        made.inner = []  # the inner pieces its render meets, in order
         return made
 
     def __getitem__(self, key):
@@ -263,9 +265,8 @@ class TrackingContext(Context):
         for level in range(len(dicts) - 1, self.outer - 1, -1):
             if key in dicts[level]:
                 return dicts[level][key]
-        for level in range(self.outer - 1, 0, -1):
-            if key in dicts[level]:
-                return self.reads.wrap((key,), dicts[level][key])
+        if key in self.entry:
+            return self.reads.wrap((key,), self.entry[key])
         if key in dicts[0]:
             return dicts[0][key]  # True, False, None
         self.reads.paths[(key,)] = _MISSING
@@ -290,20 +291,20 @@ class TrackingContext(Context):
             self.get(key)  # recorded where it is an outer name
         return flat
 
-    def source_of(self, key) -> tuple[Any, tuple | None]:
-        """What the name ``key`` holds (plain) and where it comes from among this piece's outer names: its path
-        (None: a name the piece made from what it read already, or True, False, None)."""
-        dicts = self.dicts
-        for level in range(len(dicts) - 1, self.outer - 1, -1):
-            if key in dicts[level]:
-                value = dicts[level][key]
-                if isinstance(value, (Tracked, TrackedList)) and value.reads is self.reads:
-                    return value.base, value.path
-                return _plain(value), None
-        for level in range(self.outer - 1, -1, -1):
-            if key in dicts[level]:
-                return _plain(dicts[level][key]), ((key,) if level else None)
-        return _MISSING, (key,)
+    def names(self) -> tuple[tuple[str, bool, Any], ...]:
+        """What an inner piece beginning here sees: each name with where it comes from, (name, True, path of
+        this piece's entry) for what this piece reads from outside, else (name, False, value), a value the
+        piece made from what it read ({% with %}, a loop's item)."""
+        seen: dict[str, tuple[str, bool, Any]] = {}
+        for level in range(1, len(self.dicts)):
+            for name, value in self.dicts[level].items():
+                if level < self.outer:
+                    seen[name] = (name, True, (name,))
+                elif isinstance(value, (Tracked, TrackedList)) and value.reads is self.reads:
+                    seen[name] = (name, True, value.path)
+                else:
+                    seen[name] = (name, False, _plain(value))
+        return tuple(seen.values())
 
 
 def _walk(value: Any, keys: tuple) -> Any:
@@ -320,22 +321,6 @@ def _walk(value: Any, keys: tuple) -> Any:
         except (KeyError, IndexError, TypeError):
             return _MISSING
     return value
-
-
-def _values(context: Any, paths: tuple[tuple, ...]) -> list:
-    """What ``paths`` hold in ``context`` now. Inside an outer piece, each counts as the outer piece's read too
-    (by the name it has there): the outer piece's bytes hold this piece's."""
-    if not isinstance(context, TrackingContext):
-        return [_walk(context, path) for path in paths]
-    values = []
-    outer = context.reads.paths
-    for path in paths:
-        base, where = context.source_of(path[0])
-        value = base if base is _MISSING else _walk(base, path[1:])
-        if where is not None:
-            outer[(*where, *path[1:])] = value
-        values.append(value)
-    return values
 
 
 def _json_default(value: Any) -> Any:
@@ -355,15 +340,44 @@ def _digest(values: list) -> str | None:
 
 
 @dataclass(frozen=True)
+class Inner:
+    """Where an inner piece stands in its outer piece: its id, what it sees there (``TrackingContext.names``),
+    and how to render it (its template's nodes, in its template, with the digits of the language around it)."""
+
+    id: str
+    names: tuple[tuple[str, bool, Any], ...]
+    render: Callable[[Context], str]
+    template: Any
+
+    def entry(self, outer: dict) -> dict:
+        """The inner piece's context, as plain data, from its outer piece's."""
+        return {name: _walk(outer, payload) if outer_name else payload
+                for name, outer_name, payload in self.names}
+
+
+@dataclass(frozen=True)
 class Made:
-    """A piece as last rendered: what it read (paths and their digest), its bytes (inner pieces in place),
-    its own tag (its bytes without its inner pieces') and its inner pieces ({id: (tag, bytes)})."""
+    """A piece as last rendered: what it read itself (paths and their digest), its bytes with a marker for each
+    inner piece (``shell``) and its own tag (their digest), and its inner pieces as they were made."""
 
     paths: tuple[tuple, ...]
     digest: str | None
-    html: str
+    shell: str
     tag: str
-    inner: dict[str, tuple[str, str]] = field(default_factory=dict)
+    inner: tuple[tuple[Inner, Made], ...] = ()
+
+    @cached_property
+    def html(self) -> str:
+        """Its bytes, every inner piece in place."""
+        html = self.shell.replace(TAG_ATTR, f'data-tag="{self.tag}"', 1)
+        for number, (_place, made) in enumerate(self.inner):
+            html = html.replace(_marker(number), made.html, 1)
+        return html
+
+    @property
+    def pieces(self) -> dict[str, tuple[str, str]]:
+        """Its inner pieces, {id: (tag, bytes)}, in order."""
+        return {place.id: (made.tag, made.html) for place, made in self.inner}
 
 
 class Store:
@@ -405,43 +419,33 @@ class _Stores:
 STORES = _Stores()
 
 
-def made_piece(piece_id: str, store: Store | None, context: Any, render: Callable[[Context], str]) -> Made:
-    """The piece ``piece_id`` of ``context`` (a template Context, or a fragment's context dict), from ``store``
-    when nothing it read has changed since its last render, else rendered by ``render`` (given the context
-    that records reads) and kept. Without a store it is simply rendered (its reads are not kept)."""
+def made_piece(piece_id: str, store: Store | None, entry: dict, render: Callable[[Context], str],
+               template: Any = None) -> Made:
+    """The piece ``piece_id`` for its context ``entry`` (plain data), from ``store`` when nothing it read has
+    changed since its last render (its inner pieces checked, and made again, alone), else rendered by ``render``
+    (given a context that records reads) and kept. Without a store it is simply rendered."""
     key = (piece_id, translation.get_language() or "")
     known = store.get(key) if store is not None else None
-    if known is not None and known.digest is not None and _digest(_values(context, known.paths)) == known.digest:
-        if getattr(settings, "SCREEN_PIECES_VERIFY", False):
-            _verify(piece_id, known, context, render)
-        return known
-    made = _render(context, store, render)
+    if known is None or known.digest is None or _digest([_walk(entry, path) for path in known.paths]) != known.digest:
+        made = _render(entry, store, render, template)
+    else:
+        inner = tuple((place, made_piece(place.id, store, place.entry(entry), place.render, place.template))
+                      for place, _made in known.inner)
+        if all(now is then for (_place, now), (_place2, then) in zip(inner, known.inner, strict=True)):
+            return known
+        made = Made(known.paths, known.digest, known.shell, known.tag, inner)  # the same shell, new pieces in it
     if store is not None:
         store.put(key, made)
     return made
 
 
-def _render(context: Any, store: Store | None, render: Callable[[Context], str]) -> Made:
+def _render(entry: dict, store: Store | None, render: Callable[[Context], str], template: Any) -> Made:
     reads = Reads()
-    tracking = TrackingContext.around(context if isinstance(context, Context) else Context(context), reads, store)
+    tracking = TrackingContext.around(entry, reads, store, template)
     with tracking.push(tag=TAG, revision=REVISION, server_now=SERVER_NOW):  # what leaves as placeholders
         shell = render(tracking)
-    tag = bytes_tag(shell)
-    html = shell.replace(TAG_ATTR, f'data-tag="{tag}"', 1)
-    for number, (_inner_tag, inner_html) in enumerate(tracking.collect.values()):
-        html = html.replace(_marker(number), inner_html, 1)
     paths = tuple(reads.paths)
-    values = [reads.paths[path] for path in paths]
-    if isinstance(context, TrackingContext):
-        _values(context, paths)  # the outer piece reads what this one read
-    return Made(paths, _digest(values), html, tag, tracking.collect)
-
-
-def _verify(piece_id: str, known: Made, context: Any, render: Callable[[Context], str]) -> None:
-    fresh = _render(context, None, render)
-    if fresh.html != known.html:
-        raise AssertionError(f"piece {piece_id} was reused but reads something it did not record:\n"
-                             f"kept:  {known.html[:2000]}\nfresh: {fresh.html[:2000]}")
+    return Made(paths, _digest([reads.paths[path] for path in paths]), shell, bytes_tag(shell), tuple(tracking.inner))
 
 
 def _marker(number: int) -> str:
@@ -452,7 +456,13 @@ def _marker(number: int) -> str:
 def render_fragment(fragment_id: str, store: Store | None, context: dict, render: Callable[[Context], str]) -> Made:
     """A public fragment (itself a piece) with its inner pieces, from ``store`` where nothing they read changed.
     ``render`` renders the fragment's template with the Context it is given (one that records reads)."""
-    return made_piece(fragment_id, store, context, render)
+    made = made_piece(fragment_id, store, context, render)
+    if store is not None and getattr(settings, "SCREEN_PIECES_VERIFY", False):
+        fresh = made_piece(fragment_id, None, context, render)
+        if fresh.html != made.html:
+            raise AssertionError(f"piece {fragment_id} was reused but reads something it did not record:\n"
+                                 f"kept:  {made.html[:3000]}\nfresh: {fresh.html[:3000]}")
+    return made
 
 
 # Set in the render context by {% nativedigits %} (game_tags): the function that writes a piece's digits in the
@@ -466,22 +476,23 @@ class PieceNode(template.Node):
         self.piece_id = piece_id
 
     def render(self, context: Context) -> str:
+        native = context.render_context.get(DIGITS_KEY)
         if not isinstance(context, TrackingContext):  # not inside a public fragment: an element like any other
             with context.push(tag=TAG):
                 html = self.nodelist.render(context)
-            native = context.render_context.get(DIGITS_KEY)
             html = native(html) if native is not None else html
             return html.replace(TAG_ATTR, f'data-tag="{bytes_tag(html)}"', 1)
         piece_id = "".join(str(part.resolve(context)) for part in self.piece_id)
-        native = context.render_context.get(DIGITS_KEY)
+        nodelist = self.nodelist
 
         def render(tracking: Context) -> str:
-            html = self.nodelist.render(tracking)
+            html = nodelist.render(tracking)
             return native(html) if native is not None else html  # as the {% nativedigits %} around it would
 
-        made = made_piece(piece_id, context.store, context, render)
-        context.collect[piece_id] = (made.tag, made.html)
-        return _marker(len(context.collect) - 1)
+        place = Inner(piece_id, context.names(), render, context.template)
+        made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template)
+        context.inner.append((place, made))
+        return _marker(len(context.inner) - 1)
 
 
 register = template.Library()

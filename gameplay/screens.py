@@ -168,8 +168,9 @@ class Fragment:
     def _public(self) -> tuple[SafeString, str, dict[str, tuple[str, str]]]:
         """A public fragment as a piece: its bytes, its tag (the digest of its pieces' tags) and its pieces."""
         made = pieces.render_fragment(self.id, self.store, self.context, self._render_in)
-        tag = digest([made.tag, [inner[0] for inner in made.inner.values()]]) if made.inner else made.tag
-        return mark_safe(made.html), tag, {self.id: (made.tag, made.html), **made.inner}  # noqa: S308 (autoescaped)
+        inner = made.pieces
+        tag = digest([made.tag, [piece[0] for piece in inner.values()]]) if inner else made.tag
+        return mark_safe(made.html), tag, {self.id: (made.tag, made.html), **inner}  # noqa: S308 (autoescaped)
 
     def _render_in(self, context: Context) -> str:
         return get_template(self.template).template.render(context).strip()

@@ -57,7 +57,7 @@ def test_a_change_outside_a_piece_renders_the_shell_and_keeps_the_piece():
     counted = Counted()
     first = counted.fragment(dict(VIEW))
     later = counted.fragment(dict(VIEW, phase="mission"))
-    assert counted.renders == 2 and later.inner["seat-3"] == first.inner["seat-3"]
+    assert counted.renders == 2 and later.pieces["seat-3"] == first.pieces["seat-3"]
     assert "mission" in later.html and later.tag != first.tag
 
 
@@ -67,7 +67,7 @@ def test_a_piece_asked_whether_a_list_holds_its_seat_changes_only_with_that():
     same = counted.fragment(dict(VIEW, awaiting=[1, 3, 5]))  # seat 3 still waits: nothing it shows moved
     assert same is first
     moved = counted.fragment(dict(VIEW, awaiting=[1]))
-    assert moved.inner["seat-3"] != first.inner["seat-3"] and "waits" not in moved.inner["seat-3"][1]
+    assert moved.pieces["seat-3"] != first.pieces["seat-3"] and "waits" not in moved.pieces["seat-3"][1]
 
 
 def test_the_bytes_are_those_of_a_plain_render_in_every_language_with_the_tags_and_revision_stamped():
@@ -86,8 +86,8 @@ def test_a_reused_piece_that_differs_from_a_fresh_render_fails_loudly(settings):
     counted = Counted()
     first = counted.fragment(dict(VIEW))
     key = ("root", "en")
-    counted.store.put(key, pieces.Made(first.paths, first.digest, first.html.replace("Ana", "Bob"), first.tag,
-                                       first.inner))
+    counted.store.put(key, pieces.Made(first.paths, first.digest, first.shell.replace("<span>", "<span>Bob"),
+                                       first.tag, first.inner))
     with pytest.raises(AssertionError, match="reads something it did not record"):
         counted.fragment(dict(VIEW))
 
@@ -97,3 +97,14 @@ def test_a_value_that_is_not_plain_data_is_rendered_every_time():
     counted.fragment({"when": object()})
     counted.fragment({"when": object()})
     assert counted.renders == 2
+
+
+def test_a_change_inside_a_piece_renders_that_piece_alone_in_the_same_shell():
+    counted = Counted()
+    first = counted.fragment(dict(VIEW))
+    later = counted.fragment(dict(VIEW, names={"3": "Bea"}))
+    assert counted.renders == 1  # the fragment's own template was not walked again
+    assert later.shell == first.shell and later.tag == first.tag and "Bea" in later.pieces["seat-3"][1]
+    assert later.html == engines["django"].from_string(TEMPLATE).template.render(
+        _context(dict(VIEW, names={"3": "Bea"}), pieces.REVISION)).replace(
+        f'data-tag="{pieces.TAG}"', f'data-tag="{later.tag}"', 1)
