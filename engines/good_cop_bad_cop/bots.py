@@ -112,7 +112,7 @@ def heuristic(view: GameView, rng: random.Random) -> Action | None:
         return reveal_choice(view, legal, rng)
     if phase == "aim" or phase == "redirect":
         aims = pick(legal, "aim")
-        if not aims:
+        if not aims:  # no gun: only rules version 1 asks such a seat to end its turn
             return pick(legal, "end_turn")[0]
         best = max(suspicion(view, known, a["target"]) for a in aims)
         if phase == "aim" and pick(legal, "end_turn") and suspicion(view, known, cast(int, view["guns"][me])) >= best:

@@ -34,6 +34,16 @@ MIN_PLAYERS = {"defibrillator": 5, "report_audit": 6}
 # The default of the ``window_seconds`` option (states saved before the option existed use it).
 WINDOW_SECONDS = 4
 
+# The rules version a game is dealt under: the ``rules_version`` of its options, which the engine stamps on
+# every new deal (engine.validate_options). Games stored before versions name 1 (a gameplay data migration);
+# a state that names none is version 1 (snapshots from then; version-1 deals still name none: engine._setup).
+# 1: every turn has an aim step; a seat with no gun taps End turn there.
+# 2: the aim step only when it holds a choice (a gun and two or more players to aim at); Report Audit may
+#    also be played in the window at the end of its holder's own turn, where the skipped step allowed it.
+RULES = "rules_version"
+RULES_VERSIONS = (1, 2)
+RULES_VERSION = RULES_VERSIONS[-1]
+
 
 class Kind(StrEnum):
     """A frame of the turn stack: what the table waits for."""
@@ -92,6 +102,7 @@ class Options(TypedDict):
     first_player: int | None
     bribe: bool
     window_seconds: NotRequired[int]
+    rules_version: NotRequired[int]
 
 
 class Learned(TypedDict):

@@ -5,11 +5,21 @@ from __future__ import annotations
 import copy
 from typing import Any, cast
 
-from engines.base import N_, BaseEngine, State, first_player_spec
+from engines.base import N_, BaseEngine, OptionError, State, first_player_spec
 
 from . import legal, presentation, rules, views
-from .cards import WINDOW_SECONDS, GameState, Options
+from .cards import RULES, RULES_VERSION, RULES_VERSIONS, WINDOW_SECONDS, GameState, Options
 from .table import copy_table
+
+
+def rules_version_of(options: dict[str, Any]) -> int:
+    """The rules version a deal from ``options`` plays under: the one they name, else the current one."""
+    if RULES not in options:
+        return RULES_VERSION
+    version = options[RULES]
+    if type(version) is not int or version not in RULES_VERSIONS:
+        raise OptionError(f"{RULES} must be one of {list(RULES_VERSIONS)}")
+    return cast(int, version)
 
 
 def game(state: State) -> GameState:
@@ -51,8 +61,26 @@ class GoodCopBadCopEngine(BaseEngine):
                         "this countdown; whoever holds a playable card may play it before it ends.")},
         ]
 
+    def validate_options(self, options: dict[str, Any], players: int | None) -> dict[str, Any]:
+        """The table's settings checked; for a deal (``players`` given) also the rules version it plays under
+        (``cards.RULES``): the one the options name, so a stored game replays under its own, else the current.
+
+        A table's settings (``players`` None) hold no version, so every new game gets the rules of its day.
+        """
+        settings = {key: value for key, value in (options or {}).items() if key != RULES}
+        checked = super().validate_options(settings, players)
+        if players is not None:
+            checked[RULES] = rules_version_of(options or {})
+        return checked
+
     def _setup(self, players: int, options: dict[str, Any], seed: int) -> State:
-        """Deal integrity cards (leaders apart), one equipment card each, guns to the centre."""
+        """Deal integrity cards (leaders apart), one equipment card each, guns to the centre.
+
+        A version-1 state names no version, as no state saved before versions did (``table.rules_version``),
+        so a game from then replays to its stored snapshot.
+        """
+        if options.get(RULES) == 1:
+            options = {key: value for key, value in options.items() if key != RULES}
         return cast(State, rules.deal(players, cast(Options, options), seed))
 
     def copy_state(self, state: State) -> State:

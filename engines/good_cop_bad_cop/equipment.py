@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Action, Frame, GameState, Kind, When
-from .table import distinct_orders, face_down, learn, living, log, push, reveal_card, tell
+from .table import distinct_orders, face_down, learn, living, log, others, push, reveal_card, rules_version, tell
 
 Extras = dict[str, Any]
 Ready = Callable[[GameState, int, Frame], bool]
@@ -50,11 +50,6 @@ class Equipment:
 
 
 # ---------------------------------------------------------------- shared targets and helpers
-
-def others(state: GameState, seat: int) -> list[int]:
-    """Living seats other than ``seat``."""
-    return [s for s in living(state) if s != seat]
-
 
 def no_target(state: GameState, seat: int, frame: Frame) -> list[Extras]:
     """A card played as it is (one way to play it)."""
@@ -233,6 +228,15 @@ POLYGRAPH = Equipment(ANYWHERE, another_player, polygraph)
 
 
 # Report Audit (6+ players, own turn): every player with no face-up card reveals one.
+def report_audit_ready(state: GameState, seat: int, frame: Frame) -> bool:
+    """One's own turn: its steps, or (rules version 2) the window at its end.
+
+    Version 2 skips an aim step with no choice, where a seat with no gun could play it after its
+    action; the end window that follows at once is still that seat's turn, so it may play it there.
+    """
+    return frame["kind"] != Kind.WINDOW or (rules_version(state) >= 2 and frame["seat"] == seat)
+
+
 def report_audit(state: GameState, seat: int, action: Action, frame: Frame) -> None:
     """Ask every living player without a face-up card (and with a face-down one) to reveal one."""
     players = state["players"]
@@ -240,7 +244,7 @@ def report_audit(state: GameState, seat: int, action: Action, frame: Frame) -> N
     push(state, Kind.AUDIT, seats=seats)
 
 
-REPORT_AUDIT = Equipment(OWN_TURN, no_target, report_audit)
+REPORT_AUDIT = Equipment(frozenset({When.OWN, When.END}), no_target, report_audit, ready=report_audit_ready)
 
 
 # Restraining Order (on another's Shoot, 3+ alive): the shooter must aim at a third player and shoot.

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from . import equipment
 from .cards import Action, Frame, GameState, Kind, When
-from .table import distinct_orders, face_down, living, top
+from .table import distinct_orders, face_down, living, others, top
 
 
 def redirect_targets(state: GameState, frame: Frame) -> list[int]:
@@ -51,7 +51,7 @@ def action_moves(state: GameState, seat: int, frame: Frame) -> list[Action]:
     """Phase 1 of a turn: Investigate, Equip, Arm, Shoot, or an equipment card."""
     player = state["players"][seat]
     moves: list[Action] = [{"type": "investigate", "target": t, "card": i}
-                           for t in living(state) if t != seat for i in face_down(state, t)]
+                           for t in others(state, seat) for i in face_down(state, t)]
     moves.append({"type": "equip"})
     if state["guns_left"] > 0 and not player["gun"] and state["no_arm"] != seat:
         moves.append({"type": "arm"})
@@ -61,11 +61,15 @@ def action_moves(state: GameState, seat: int, frame: Frame) -> list[Action]:
 
 
 def aim_moves(state: GameState, seat: int, frame: Frame) -> list[Action]:
-    """Phase 2: aim (and so end the turn), or end the turn keeping a valid aim / holding no gun."""
+    """Phase 2: aim (and so end the turn), or end the turn keeping a valid aim / holding no gun.
+
+    Rules version 2 skips this step where it holds no choice (``rules.no_aim_choice``), so there a
+    seat holding no gun never gets here.
+    """
     player = state["players"][seat]
     moves: list[Action] = []
     if player["gun"]:
-        moves = [{"type": "aim", "target": t} for t in living(state) if t != seat]
+        moves = [{"type": "aim", "target": t} for t in others(state, seat)]
         if player["aim"] is not None and state["players"][player["aim"]]["alive"]:
             moves.append({"type": "end_turn"})
     else:

@@ -2,7 +2,8 @@
 
 The top frame of ``state["stack"]`` says who must answer now. A turn starts as
 [end window, aim, action]; moves push what they need (a reveal, a keep, a window)
-on top, and ``advance`` pops frames that have nothing left to ask.
+on top, and ``advance`` pops frames that have nothing left to ask (from rules version 2
+also an aim step without a choice: ``no_aim_choice``).
 
 Equipment windows (after an Investigate, on a Shoot, at the end of a turn) are silent:
 nobody is awaited and nobody taps Pass; a living seat's legal actions there are only the
@@ -41,7 +42,7 @@ from .cards import (
     When,
 )
 from .legal import awaiting, legal_actions, redirect_targets
-from .table import face_down, learn, log, push, reveal_card, tell, top
+from .table import face_down, learn, log, others, push, reveal_card, rules_version, tell, top
 
 # ---------------------------------------------------------------- the deal and the teams
 
@@ -225,7 +226,27 @@ def vacuous(state: GameState, frame: Frame) -> bool:
         return not player["hand"]
     if kind == Kind.REDIRECT:
         return not player["gun"] or not redirect_targets(state, frame)
+    if kind == Kind.AIM:
+        return no_aim_choice(state, frame["seat"])
     return False
+
+
+def no_aim_choice(state: GameState, seat: int) -> bool:
+    """Rules version 2: the aim step asks nothing of a seat with no gun, or with one player left to aim at.
+
+    Whether a seat holds a gun, its aim and who lives are public, so skipping the step tells nobody
+    anything; the equipment it could have played there fits the end window that follows at once.
+    """
+    return rules_version(state) >= 2 and (not state["players"][seat]["gun"] or len(others(state, seat)) <= 1)
+
+
+def aim_at_the_only_target(state: GameState, seat: int) -> None:
+    """A gun whose aim step was skipped points at the one player left to aim at (logged if its aim moves)."""
+    player = state["players"][seat]
+    targets = others(state, seat)
+    if player["alive"] and player["gun"] and len(targets) == 1 and player["aim"] != targets[0]:
+        player["aim"] = targets[0]
+        log(state, "aim", seat=seat, target=targets[0])
 
 
 def close(state: GameState, frame: Frame) -> None:
@@ -234,6 +255,8 @@ def close(state: GameState, frame: Frame) -> None:
         start_turn(state, state["turn"])
     elif frame["kind"] == Kind.WINDOW and frame["when"] == When.SHOOT:
         fire(state, frame["seat"], frame["target"])
+    elif frame["kind"] == Kind.AIM:
+        aim_at_the_only_target(state, frame["seat"])
 
 
 def check_both_leaders(state: GameState) -> None:
@@ -339,7 +362,7 @@ def aim(state: GameState, seat: int, action: Action) -> None:
 
 
 def end_turn(state: GameState, seat: int, action: Action) -> None:
-    """Phase 2: end the turn keeping one's aim (or holding no gun)."""
+    """Phase 2: end the turn keeping one's aim (or, in rules version 1, holding no gun)."""
     state["stack"].pop()
 
 

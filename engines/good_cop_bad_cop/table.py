@@ -41,6 +41,16 @@ def living(state: GameState) -> list[int]:
     return [s for s, p in enumerate(state["players"]) if p["alive"]]
 
 
+def others(state: GameState, seat: int) -> list[int]:
+    """Living seats other than ``seat`` (whom it may aim at, investigate, target)."""
+    return [s for s in living(state) if s != seat]
+
+
+def rules_version(state: GameState) -> int:
+    """The rules version the game was dealt under (``cards.RULES_VERSIONS``); a state naming none is version 1."""
+    return state["options"].get("rules_version", 1)  # cards.RULES
+
+
 def face_down(state: GameState, seat: int) -> list[int]:
     """Indexes of a seat's face-down integrity cards."""
     return [i for i, up in enumerate(state["players"][seat]["up"]) if not up]

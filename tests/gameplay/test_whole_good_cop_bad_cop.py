@@ -1,5 +1,6 @@
 """A table of friends plays a whole published Good Cop Bad Cop game tapping only real decisions,
-and no answer is ever bounced while its window is open.
+and no answer is ever bounced while its window is open; a game recorded before rules versions
+(when a seat with no gun tapped End turn) still replays, verifies and plays on as it began.
 
 Every round each phone fetches its panel first (as the phones around a table all show the
 same moment), then the phones that decide something post, one after another, the form their
@@ -15,18 +16,24 @@ a playable card plays it only sometimes; when nobody does, the test lets the clo
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 import random
 import time
 from datetime import timedelta
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.apps import apps as django_apps
+from django.core.management import CommandError, call_command
 
+from engines.base import seed_hash
+from engines.good_cop_bad_cop.cards import RULES_VERSION
 from engines.registry import get_engine
-from gameplay.models import Game
-from gameplay.selectors import game_state
+from gameplay.models import Game, Move
+from gameplay.selectors import game_replay, game_state
 from gameplay.worker import tick
 from tests.conftest import start
 from tests.gameplay.helpers import legal
@@ -111,10 +118,11 @@ def test_friends_play_a_whole_good_cop_bad_cop_game_and_no_open_answer_bounces(t
     table, people = table_with(5, engine="good_cop_bad_cop", timer=0, options={"window_seconds": 20})
     game = start(table, people[0])
     assert game.timer_seconds == 0
+    assert game.options["rules_version"] == RULES_VERSION  # a new game plays the current rules
     seats = _seats(game, people)
     engine = get_engine(game.engine)
     url = f"/t/{table.code}/"
-    taps = landed_late = refused_after_close = silent_closed = silent_plays = shared_answers = 0
+    taps = landed_late = refused_after_close = silent_closed = silent_plays = shared_answers = end_turns = 0
 
     for _round in range(MAX_ROUNDS):
         game.refresh_from_db()
@@ -130,6 +138,8 @@ def test_friends_play_a_whole_good_cop_bad_cop_game_and_no_open_answer_bounces(t
             actions = engine.view(now, seat)["legal"]  # what this phone's page offers
             forms = _forms(html)
             assert all(a["type"] != "pass" for a in actions), f"a Pass is offered to seat {seat}: {actions}"
+            # Nothing to decide is never a tap: End turn alone is never offered.
+            assert actions != [{"type": "end_turn"}], f"seat {seat} may only end its turn"
             assert "pass" not in forms.buttons, f"a Pass button on seat {seat}'s phone"
             for action in actions:  # every legal decision has its form on the phone
                 assert _form_for(forms, action) is not None, f"seat {seat} has no form for {action}"
@@ -159,6 +169,9 @@ def test_friends_play_a_whole_good_cop_bad_cop_game_and_no_open_answer_bounces(t
         for seat in tappers:
             actions, forms = shown[seat]
             action = _decision(rng, actions)
+            if action["type"] == "end_turn":  # keeping one's aim: a choice only a gun holder has
+                assert engine.view(now, seat)["own"]["armed"]
+                end_turns += 1
             data = _form_for(forms, action)
             game.refresh_from_db()
             same_window = data["window"] != "" and data["window"] == game.window
@@ -202,9 +215,92 @@ def test_friends_play_a_whole_good_cop_bad_cop_game_and_no_open_answer_bounces(t
     assert landed_late > 0, "no answer ever came from an older screen: the concurrency was not exercised"
     print(
         f"\n{taps} decisions tapped ({landed_late} from an older screen, landed; {silent_plays} cards played "
-        f"in silent windows; {refused_after_close} refused after their window closed), "
+        f"in silent windows; {refused_after_close} refused after their window closed; {end_turns} End turn "
+        f"taps, each keeping a gun's aim), "
         f"{silent_closed} silent windows closed by themselves, {shared_answers} rounds with several phones "
         f"answering; {game.version} moves; winners {game.outcome['winners']} ({game.outcome['reason']}); "
         f"{time.monotonic() - started:.1f} s"
     )
     call_command("verify_game", str(game.pk))
+
+
+# A game the engine recorded before rules versions (tests/engines/good_cop_bad_cop/old_flow_game.json), and the
+# data migration that names their version in the options of the games stored then.
+OLD_GAME = json.loads((Path(__file__).parents[1] / "engines" / "good_cop_bad_cop" / "old_flow_game.json").read_text())
+MIGRATION = importlib.import_module("gameplay.migrations.0011_good_cop_bad_cop_rules_version")
+
+
+def _store_old_game(game: Game, upto: int) -> None:
+    """Make ``game`` the recorded old game after its first ``upto`` moves, stored as it was then (options
+    without a version, seed, log, snapshot), then migrated."""
+    engine = get_engine(game.engine)
+    moves = [(seat, action) for seat, action in OLD_GAME["moves"][:upto]]
+    game.options, game.seed = OLD_GAME["options"], str(OLD_GAME["seed"])
+    game.seed_hash = seed_hash(OLD_GAME["seed"])
+    Move.objects.bulk_create(Move(game=game, seq=n, seat=seat, action=action)
+                             for n, (seat, action) in enumerate(moves, start=1))
+    # What the old engine stored: the snapshot of its state (version 1, naming none).
+    state = engine.replay(engine.setup(game.players, {**OLD_GAME["options"], "rules_version": 1}, OLD_GAME["seed"]),
+                          moves)
+    assert "rules_version" not in state["options"]
+    game.version, game.snapshot = len(moves), engine.encode(state)
+    game.awaiting = sorted(engine.awaiting(state))
+    game.window = engine.window(state) or ""
+    game.countdown, game.deadline = engine.countdown(state) if game.window else None, None
+    game.save()
+    MIGRATION.name_version_1(django_apps, None)
+    game.refresh_from_db()
+    assert game.options == {**OLD_GAME["options"], "rules_version": 1}
+
+
+def test_a_game_recorded_before_rules_versions_replays_and_verifies_once_migrated(table_with):
+    table, people = table_with(OLD_GAME["players"], engine="good_cop_bad_cop")
+    new = start(table, people[0])  # a game dealt now, running while the migration runs
+    table, people = table_with(OLD_GAME["players"], engine="good_cop_bad_cop")
+    game = start(table, people[0])
+    engine = get_engine(game.engine)
+    _store_old_game(game, len(OLD_GAME["moves"]))
+    new.refresh_from_db()
+    assert new.options["rules_version"] == RULES_VERSION  # the migration leaves a new game alone
+    state = game_replay(game, checked=True)
+    text = json.dumps(engine.encode(state), sort_keys=True, separators=(",", ":"))
+    assert hashlib.sha256(text.encode()).hexdigest() == OLD_GAME["state_sha256"]  # the state the old engine reached
+    game.outcome, game.status = engine.outcome(state), Game.FINISHED
+    game.save()
+    assert json.loads(json.dumps(game.outcome)) == OLD_GAME["outcome"]
+    call_command("verify_game", str(game.pk))
+    # Undone, the game would replay as a new deal (the current rules), which its log breaks.
+    MIGRATION.unname_version_1(django_apps, None)
+    game.refresh_from_db()
+    assert game.options == OLD_GAME["options"]
+    with pytest.raises(CommandError, match="replay fails"):
+        call_command("verify_game", str(game.pk))
+
+
+def _first_end_turn_with_no_gun() -> tuple[int, int]:
+    """The first End turn a seat holding no gun tapped in the recorded game: (moves before it, that seat)."""
+    engine = get_engine("good_cop_bad_cop")
+    options = {**OLD_GAME["options"], "rules_version": 1}
+    state = engine.setup(OLD_GAME["players"], options, OLD_GAME["seed"])
+    for before, (seat, action) in enumerate(OLD_GAME["moves"]):
+        if action == {"type": "end_turn"} and not state["players"][seat]["gun"]:
+            return before, seat
+        state = engine.replay(state, [(seat, action)])
+    raise AssertionError("the recorded game has no End turn by a seat with no gun")
+
+
+def test_a_game_started_before_rules_versions_still_asks_a_seat_with_no_gun_to_end_its_turn(table_with):
+    engine = get_engine("good_cop_bad_cop")
+    upto, seat = _first_end_turn_with_no_gun()
+    table, people = table_with(OLD_GAME["players"], engine="good_cop_bad_cop", timer=0)
+    game = start(table, people[0])
+    _store_old_game(game, upto)
+    person = _seats(game, people)[seat]
+    html = person.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true").content.decode()
+    assert 'data-test="end-turn"' in html
+    data = _form_for(_forms(html), {"type": "end_turn"})
+    assert person.client.post(f"/t/{table.code}/move/", data, HTTP_HX_REQUEST="true").status_code == 200
+    game.refresh_from_db()
+    assert game.version == upto + 1 and "rules_version" not in game.snapshot["options"]
+    assert engine.view(game_state(game), None)["pending"]["when"] == "end"
+    assert engine.encode(game_replay(game, checked=True)) == game.snapshot

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from engines.good_cop_bad_cop import ENGINE, rules, table
+from engines.good_cop_bad_cop.cards import RULES_VERSION
 
 H, C, A, K = "honest", "crooked", "agent", "kingpin"
 
 
-def make(n=5, cards=None, hands=None, deck=None, turn=0, guns=None, seed=1, bribe=False):
-    """A state at the start of ``turn``'s action phase with the given cards, hands, guns (seat -> aim)."""
-    state = ENGINE.setup(n, {"first_player": turn, "bribe": bribe}, seed)
+def make(n=5, cards=None, hands=None, deck=None, turn=0, guns=None, seed=1, bribe=False, version=RULES_VERSION):
+    """A state at the start of ``turn``'s action phase with the given cards, hands, guns (seat -> aim), under
+    rules ``version`` (cards.RULES_VERSIONS)."""
+    state = ENGINE.setup(n, {"first_player": turn, "bribe": bribe, "rules_version": version}, seed)
     for seat, player in enumerate(state["players"]):
         player["arranged"] = True
         if cards is not None:

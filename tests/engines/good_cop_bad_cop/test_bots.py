@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engines.bots import random_bot
 from engines.good_cop_bad_cop import BOTS, ENGINE, rules, table
+from engines.good_cop_bad_cop.cards import RULES_VERSIONS
 
 heuristic = BOTS["heuristic"]
 
 
-def play_game(players, seed, policy_of):
+def play_game(players, seed, policy_of, options=None):
     """One game; ``policy_of(state, seat)`` gives the policy of a seat. Returns the final state.
 
     In a silent window the seats that may play are asked in turn; a bot may return None
     (let the window pass) there, and when nobody plays the countdown ends.
     """
     rng = random.Random(seed)
-    state = ENGINE.setup(players, {}, seed)
+    state = ENGINE.setup(players, options or {}, seed)
     start_teams = None
     for _ in range(20000):
         if ENGINE.outcome(state) is not None:
@@ -62,9 +65,10 @@ def win_rate(team, policy_for_team, games=20):
     return wins / games
 
 
-def test_heuristic_bots_only_make_legal_moves():
+@pytest.mark.parametrize("version", RULES_VERSIONS)
+def test_heuristic_bots_only_make_legal_moves(version):
     for seed in range(20):
-        play_game(4 + seed % 5, 500 + seed, lambda state, seat: heuristic)
+        play_game(4 + seed % 5, 500 + seed, lambda state, seat: heuristic, {"rules_version": version})
 
 
 def test_heuristic_team_beats_a_random_team():
@@ -92,7 +96,9 @@ def test_heuristic_in_a_silent_window_plays_a_card_or_lets_it_pass():
     for seat in range(5):
         view = ENGINE.view(state, seat)
         assert view["silent"] and heuristic(view, random.Random(seat)) is None
-    # Outside a window the heuristic always answers with a legal action.
+    # Outside a window the heuristic always answers with a legal action (here: where to aim).
+    state = play(five(hands=[[], [], ["coffee"], [], []], guns={0: 2}), 0, {"type": "investigate", "target": 1,
+                                                                              "card": 0})
     state = ENGINE.on_timeout(state)
     view = ENGINE.view(state, 0)
-    assert not view["silent"] and heuristic(view, random.Random(2)) in view["legal"]
+    assert view["phase"] == "aim" and not view["silent"] and heuristic(view, random.Random(2)) in view["legal"]

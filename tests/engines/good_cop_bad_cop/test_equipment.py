@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.good_cop_bad_cop import ENGINE, rules
+from engines.good_cop_bad_cop import ENGINE, rules, table
 from tests.engines.good_cop_bad_cop.helpers import A, C, H, K, expire, five, make, phase, play
 
 
@@ -17,11 +17,17 @@ def plays_of(state, seat, card):
 
 
 def to_end_window(state, seat=0):
-    """From the action phase: equip, keep, reveal, end the turn -> end window."""
+    """From the action phase: equip, keep, reveal -> the end window (after End turn where the aim step still
+    asks: a gun aimed with other players to aim at, or any turn under rules version 1)."""
     state = play(state, seat, {"type": "equip"})
     state = play(state, seat, ENGINE.legal_actions(state, seat)[0])
     state = play(state, seat, ENGINE.legal_actions(state, seat)[0])
-    return play(state, seat, {"type": "end_turn"})
+    gun = state["players"][seat]["gun"]
+    assert (phase(state) == "aim") == (gun or table.rules_version(state) == 1)
+    if phase(state) == "aim":
+        state = play(state, seat, {"type": "end_turn"})
+    assert ENGINE.view(state, None)["pending"]["when"] == "end"
+    return state
 
 
 def test_used_card_goes_to_the_bottom_and_uses_no_action():
@@ -180,6 +186,23 @@ def test_report_audit_not_in_windows():
     state = make(6, cards=None, hands=[[], ["report_audit"], [], [], [], []])
     state = play(state, 0, {"type": "investigate", "target": 2, "card": 0})
     assert not plays_of(state, 1, "report_audit")
+    state = expire(state)
+    assert ENGINE.view(state, None)["pending"]["when"] == "end" and not plays_of(state, 1, "report_audit")
+
+
+def test_report_audit_in_the_end_window_of_its_holders_own_turn_where_no_aim_step_came():
+    hands = [["report_audit"], [], [], [], [], []]
+    # Rules version 1 keeps the aim step (where the holder could play it after its action), and the
+    # card out of every window.
+    assert not plays_of(to_end_window(make(6, hands=hands, deck=["coffee"], version=1), 0), 0, "report_audit")
+    # Version 2 skips that step for a seat with no gun; the end window that follows is still its turn.
+    state = to_end_window(make(6, hands=hands, deck=["coffee"]), 0)
+    assert plays_of(state, 0, "report_audit") == [{"type": "play", "card": "report_audit"}]
+    state = play(state, 0, {"type": "play", "card": "report_audit"})
+    assert phase(state) == "audit" and ENGINE.awaiting(state) == {1, 2, 3, 4, 5}
+    state = ENGINE.on_timeout(state)
+    # Every answer in, the end window opens again with a fresh countdown.
+    assert ENGINE.view(state, None)["pending"]["when"] == "end" and ENGINE.countdown(state) == 4
 
 
 def test_restraining_order_redirects_the_shot():
@@ -191,7 +214,8 @@ def test_restraining_order_redirects_the_shot():
     assert ENGINE.legal_actions(state, 0) == [{"type": "aim", "target": t} for t in (2, 3, 4)]
     state = play(state, 0, {"type": "aim", "target": 3})
     assert not state["players"][3]["alive"] and state["players"][1]["alive"]
-    assert not state["players"][1]["wounded"] and phase(state) == "aim"
+    # The shot spent the gun: no aim step is left to ask, the end window opens.
+    assert not state["players"][1]["wounded"] and ENGINE.view(state, None)["pending"]["when"] == "end"
 
 
 def test_restraining_order_not_for_the_shooter_nor_with_two_players_alive():

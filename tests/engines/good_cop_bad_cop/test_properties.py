@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.good_cop_bad_cop import ENGINE, rules, table
-from engines.good_cop_bad_cop.cards import GUNS, SIDE_CARDS
+from engines.good_cop_bad_cop.cards import GUNS, RULES_VERSIONS, SIDE_CARDS
 from engines.good_cop_bad_cop.rules import equipment_deck
 from tests.engines.contract import play_random
 
@@ -18,7 +18,8 @@ from tests.engines.contract import play_random
 def random_states(players, seed, steps=400):
     """States met along one random game (every few moves)."""
     rng = random.Random(seed)
-    state = ENGINE.setup(players, {"bribe": seed % 2 == 0}, seed)
+    options = {"bribe": seed % 2 == 0, "rules_version": RULES_VERSIONS[seed // 2 % len(RULES_VERSIONS)]}
+    state = ENGINE.setup(players, options, seed)
     for step in range(steps):
         if ENGINE.outcome(state) is not None:
             yield state
@@ -62,6 +63,10 @@ def check_invariants(state):
             assert ENGINE.awaiting(state) and ENGINE.countdown(state) is None
         if frame["kind"] != "arrange":
             assert ENGINE.awaiting(state) <= set(table.living(state))
+        if frame["kind"] == "aim" and table.rules_version(state) >= 2:
+            # An aim step only where it holds a choice: a gun, and two or more players to aim at.
+            assert players[frame["seat"]]["gun"] and len(table.others(state, frame["seat"])) >= 2
+            assert ENGINE.legal_actions(state, frame["seat"]) != [{"type": "end_turn"}]
 
 
 @settings(max_examples=40, deadline=None)

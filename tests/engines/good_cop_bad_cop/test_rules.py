@@ -101,7 +101,7 @@ def test_a_snapshot_saved_before_private_entries_had_to_still_shows_them_to_thei
     assert ENGINE.view(ENGINE.decode(old), 0) == ENGINE.view(state, 0)
 
 def test_investigate_window_is_silent_and_closes_when_its_countdown_ends():
-    state = five(hands=[["coffee"], [], [], [], []])
+    state = five(hands=[["coffee"], [], [], [], []], guns={0: 1})
     state = play(state, 0, {"type": "investigate", "target": 2, "card": 1})
     # Nobody is awaited and nobody taps Pass: only the holder has a (real) move.
     assert phase(state) == "respond" and ENGINE.awaiting(state) == set()
@@ -130,7 +130,6 @@ def test_window_seconds_option_sets_the_countdown_of_every_window_only():
     state = play(state, 0, {"type": "investigate", "target": 1, "card": 0})
     assert ENGINE.countdown(state) == 9
     state = ENGINE.on_timeout(state)
-    state = play(state, 0, {"type": "end_turn"})
     assert ENGINE.view(state, None)["pending"]["when"] == "end" and ENGINE.countdown(state) == 9
 
 
@@ -144,7 +143,7 @@ def test_equip_draws_then_keeps_one_then_reveals_a_card():
     state = play(state, 0, {"type": "reveal", "card": 1})
     assert state["players"][0]["up"] == [False, True, False]
     assert ENGINE.view(state, None)["cards"][0][1] == {"name": H, "face_up": True}
-    assert phase(state) == "aim"
+    assert ENGINE.view(state, None)["pending"]["when"] == "end"  # no gun: nothing left to decide
 
 
 def test_hand_limit_keeps_one_and_returns_the_other_to_the_bottom_unseen():
@@ -196,7 +195,7 @@ def test_shot_player_reveals_all_and_is_eliminated_losing_equipment_and_gun():
     assert not p2["alive"] and p2["up"] == [True, True, True] and p2["hand"] == []
     assert state["deck"] == ["taser", "coffee"] and state["guns_left"] == 3
     assert not state["players"][0]["gun"] and ENGINE.view(state, None)["guns"][2] is None
-    assert phase(state) == "aim" and ENGINE.legal_actions(state, 0) == [{"type": "end_turn"}]
+    assert ENGINE.view(state, None)["pending"]["when"] == "end" and ENGINE.legal_actions(state, 0) == []
 
 
 def test_leader_survives_the_first_shot_wounded_and_draws_equipment():
@@ -247,7 +246,6 @@ def test_end_of_turn_window_then_the_next_living_player_clockwise():
     state = play(state, 0, {"type": "equip"})
     state = play(state, 0, ENGINE.legal_actions(state, 0)[0])
     state = play(state, 0, {"type": "reveal", "card": 0})
-    state = play(state, 0, {"type": "end_turn"})
     assert ENGINE.view(state, None)["pending"]["when"] == "end"
     assert ENGINE.awaiting(state) == set() and ENGINE.countdown(state) == 4
     state = ENGINE.on_timeout(state)
@@ -295,8 +293,8 @@ def test_timer_takes_the_first_option_of_a_pending_choice():
     state = ENGINE.on_timeout(state)
     assert state["players"][0]["hand"] == ["taser"] and phase(state) == "reveal"
     state = ENGINE.on_timeout(state)
-    assert state["players"][0]["up"] == [True, False, False] and phase(state) == "aim"
-    assert ENGINE.window(state) is None
+    assert state["players"][0]["up"] == [True, False, False]
+    assert ENGINE.view(state, None)["pending"]["when"] == "end" and ENGINE.window(state).endswith(":end")
 
 
 def test_dead_players_are_not_asked_and_revived_players_play_again():
