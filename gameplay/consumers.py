@@ -165,12 +165,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             self.screen is not None and self.screen.kind == "board")
 
     async def _present(self) -> None:
-        if not self.marks_presence:
-            return
-        try:
-            await presence.aseen(self.table_id, self.player_id, self.devices)
-        except Exception as error:  # the cache being down must not drop the socket
-            logger.warning("presence mark failed for a table socket: %r", error)
+        if self.marks_presence:
+            await database_sync_to_async(presence.seen)(self.table_id, self.player_id, self.devices)
 
 
 SCREENS = ("phone", "board")
@@ -359,15 +355,11 @@ class Hub:
                 await consumer.send_json({"hb": 1})
                 if consumer.marks_presence:
                     marks.update(presence.marks(consumer.table_id, consumer.player_id, consumer.devices))
-        if marks:
-            try:
-                await presence.aseen_all(marks)
-            except Exception as error:  # the cache being down must not drop the sockets
-                logger.warning("presence marks failed for the table sockets: %r", error)
-        # A phone that fell asleep or woke shows on every screen of its table without a move.
+        # The phones' marks, and a look at whether a phone fell asleep or woke at a table (then shown on every
+        # screen of it without a move): one call on the database thread.
         tables = [(table_id, next(iter(sockets)).code) for table_id, sockets in self.tables.items() if sockets]
         try:
-            moved = await database_sync_to_async(screens.presence_moved)(tables)
+            moved = await database_sync_to_async(screens.heartbeat_look)(marks, tables)
         except Exception as error:  # presence unknown this time: the next heartbeat looks again
             logger.warning("presence check failed for the table sockets: %r", error)
             return

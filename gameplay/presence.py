@@ -34,25 +34,18 @@ def _seat_key(table_id: int, seat) -> str:
 
 def seen(table_id: int, player_id: int | None, devices=()) -> None:
     """Mark this browser (its player, its handed-over seats' device tokens) present now."""
-    marks = dict.fromkeys(_keys(table_id, player_id, devices), time.time())
-    if marks:
-        cache_guard(lambda: cache.set_many(marks, timeout=_KEEP_SECONDS), None, "presence mark")
-
-
-async def aseen(table_id: int, player_id: int | None, devices=()) -> None:
-    """``seen`` for the socket consumer."""
-    await aseen_all(marks(table_id, player_id, devices))
+    seen_all(marks(table_id, player_id, devices))
 
 
 def marks(table_id: int, player_id: int | None, devices=()) -> dict[str, float]:
-    """The marks that say this browser is present now (for :func:`aseen_all`)."""
+    """The marks that say this browser is present now (for :func:`seen_all`)."""
     return dict.fromkeys(_keys(table_id, player_id, devices), time.time())
 
 
-async def aseen_all(made: dict[str, float]) -> None:
-    """Mark many browsers present at once (the sockets of a process, at each heartbeat)."""
+def seen_all(made: dict[str, float]) -> None:
+    """Mark many browsers present at once (one cache call: the sockets of a process, at each heartbeat)."""
     if made:
-        await cache.aset_many(made, timeout=_KEEP_SECONDS)
+        cache_guard(lambda: cache.set_many(made, timeout=_KEEP_SECONDS), None, "presence mark")
 
 
 def quiet_for(game, table_id: int) -> dict[int, float] | None:

@@ -21,7 +21,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import import_module
 from typing import Any
 
@@ -96,8 +96,11 @@ def viewer_of_request(request: HttpRequest) -> Viewer:
                   masked=True)
 
 
+_CSRF_CHARS = frozenset(CSRF_ALLOWED_CHARS)
+
+
 def _valid_secret(secret: str) -> bool:
-    return len(secret) == CSRF_SECRET_LENGTH and all(c in CSRF_ALLOWED_CHARS for c in secret)
+    return len(secret) == CSRF_SECRET_LENGTH and _CSRF_CHARS.issuperset(secret)
 
 
 def csrf_token_for(secret: str) -> str:
@@ -111,12 +114,17 @@ def csrf_token_for(secret: str) -> str:
 
 def viewer_of_session(session_key: str | None, *, language: str, csrf_secret: str, url: str) -> Viewer | None:
     """The viewer a socket's browser is now: its session read again (None once that session is gone)."""
-    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    store = _session_store()(session_key)
     data = store.load() if session_key else {}
     if session_key and store.session_key is None:
         return None  # logged out or expired: its page must ask for itself (a new cookie)
     return Viewer(player_id=session_player_id(data), devices=session_devices(data), language=language, base_url=url,
                   csrf=csrf_secret)
+
+
+@lru_cache(maxsize=1)
+def _session_store():
+    return import_module(settings.SESSION_ENGINE).SessionStore
 
 
 def digest(value: Any) -> str:
@@ -136,6 +144,8 @@ class Fragment:
     ``data-revision``, which the page script sets from each frame, so it is no part of the tag. ``tagged``:
     False where the context holds more than plain data (the lobby's forms, a game night's rows): then it has
     no tag, is never kept, and is sent with every push. ``store``: the table's pieces (public fragments).
+    ``tag_from``: what its tag digests instead of the whole context, where that holds much that every phone of
+    the table shares (then given as one digest, made once: :meth:`TableNow.shared_digest`).
     """
 
     id: str
@@ -146,6 +156,7 @@ class Fragment:
     revision: int = 0
     tagged: bool = True
     store: pieces.Store | None = None
+    tag_from: list | None = None
 
     @cached_property
     def tag(self) -> str:
@@ -153,7 +164,8 @@ class Fragment:
             return ""
         if self.public:
             return self._public[1]
-        return digest([self.template, translation.get_language(), self.context])
+        return digest([self.template, translation.get_language(),
+                       self.context if self.tag_from is None else self.tag_from])
 
     @property
     def pieces(self) -> dict[str, tuple[str, str]]:
@@ -218,6 +230,8 @@ class TableNow:
         self._phone_public: dict[str, dict[str, Fragment]] = {}
         self._boards: dict[tuple[str, str], Fragment] = {}
         self._tables: dict[str, dict] = {}
+        self._table_infos: dict[str, dict] = {}
+        self._shared: dict[str, str] = {}
 
     def info(self) -> dict:
         """The latest game's public facts (``game_public_info``) in the current language, made once per language."""
@@ -269,11 +283,19 @@ class TableNow:
         return self._views[seat]
 
     @property
+    def table_info(self) -> dict:
+        """``lobby.context.table_info`` of the table in the current language (its title is translated), made once."""
+        language = translation.get_language()
+        if language not in self._table_infos:
+            self._table_infos[language] = table_info(self.table)
+        return self._table_infos[language]
+
+    @property
     def table_ctx(self) -> dict:
         """The table as a fragment names it, in the current language (its title is translated), made once."""
         language = translation.get_language()
         if language not in self._tables:
-            self._tables[language] = _table(self.table)
+            self._tables[language] = _table(self.table_info)
         return self._tables[language]
 
     @cached_property
@@ -286,6 +308,17 @@ class TableNow:
         if key not in self._boards:
             self._boards[key] = board_part(self, viewer)
         return self._boards[key]
+
+    def shared_digest(self) -> str:
+        """The digest of what every phone's own part and tools show alike (the table, the game row's public
+        facts, the seats, the game's templates), in the current language, made once: their tags add their own."""
+        language = translation.get_language()
+        if language not in self._shared:
+            board, info = self.game_ctx(None), self.info()
+            self._shared[language] = digest([
+                self.table_ctx, {key: info[key] for key in SEAT_GAME_KEYS}, self.move_url,
+                {key: value for key, value in board.items() if key not in ("view", "me", "version", "window")}])
+        return self._shared[language]
 
     def phone_public(self) -> dict[str, Fragment]:
         """The phone panel's public fragments in the current language (the same for every phone), made once."""
@@ -386,7 +419,7 @@ def _table(table: Table | dict) -> dict:
 def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     """The phone panel's shell context and its fragments (none: the shell is the whole panel, the lobby)."""
     table, running = now.table, now.running
-    shell: dict = {"table": table_info(table), "running": running is not None}
+    shell: dict = {"table": now.table_info, "running": running is not None}
     if running is None:
         return shell, []
     seat = game_seat_of(game=running, player=viewer.player_id, devices=viewer.devices)
@@ -396,21 +429,23 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
                and not info["paused"])
     game = {key: info[key] for key in SEAT_GAME_KEYS}
+    ctx = now.game_ctx(seat, own=seat is not None)
+    away = seat is None and moved_away(running, viewer.player_id, viewer.devices)
     mine = Fragment("pv-seat", "gameplay/_phone_seat.html", {
-        "table": now.table_ctx, "game": game, "game_seat": seat, "ctx": now.game_ctx(seat, own=seat is not None),
-        "awaited": awaited, "moved_away": seat is None and moved_away(running, viewer.player_id, viewer.devices),
+        "table": now.table_ctx, "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited, "moved_away": away,
         "move_url": now.move_url,
-    }, tokens=True)
+    }, tokens=True, tag_from=[now.shared_digest(), seat, awaited, away,
+                               [ctx[key] for key in ("view", "me", "version", "window")], ctx.get("ended_views")])
     parts = [public["pv-head"], mine]
     if seat is not None and "pv-table" in public:
         parts.append(public["pv-table"])
     if seat is not None or is_host:
         board = now.game_ctx(None)
+        tools = {"seats": board["seats"], "asleep": now.asleep, "night": now.night} if is_host else {
+            "seats": [], "asleep": [], "night": None}
         parts.append(Fragment("pv-tools", "gameplay/_phone_tools.html", {
-            "table": now.table_ctx, "game": game, "game_seat": seat, "is_host": is_host,
-            "seats": board["seats"] if is_host else [], "asleep": now.asleep if is_host else [],
-            "night": now.night if is_host else None,
-        }, tokens=True))
+            "table": now.table_ctx, "game": game, "game_seat": seat, "is_host": is_host, **tools,
+        }, tokens=True, tag_from=[now.shared_digest(), seat, is_host, tools]))
     if seat is not None:
         parts.append(public["pv-reference"])
     return shell, parts
@@ -646,6 +681,13 @@ def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
     if found is None:
         return {"v": revision}
     return found.frame(socket)
+
+
+def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """At a heartbeat: mark the sockets' phones present (``marks``, ``presence.marks``), then
+    :func:`presence_moved` for their tables."""
+    presence.seen_all(marks)
+    return presence_moved(tables)
 
 
 def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@ from django.core.cache import cache
 
 from config.asgi import application
 from gameplay import presence
+from gameplay.services import move_submit
 from tests.conftest import start
 
 pytestmark = pytest.mark.django_db
@@ -71,23 +72,32 @@ async def test_an_open_socket_keeps_its_phone_present(table_with):
 async def test_a_phone_that_falls_asleep_shows_on_the_board_without_a_move(table_with, monkeypatch):
     """The board's socket is told at the next heartbeat that a phone went quiet: the head piece, no refetch."""
     from gameplay import consumers
+    from tests.gameplay.helpers import awaited_movers, legal
     from tests.gameplay.test_socket_frames import opened, socket
 
     monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.3)
     table, people = await sync_to_async(table_with)(5)
-    await sync_to_async(start)(table, people[0])
+    game = await sync_to_async(start)(table, people[0])
     for person in people:
         await sync_to_async(person.get)(f"/t/{table.code}/")
     board = socket(table.code, people[0], query="?view=board")
     known = await opened(board)
-    first = await board.receive_json_from(timeout=5)  # the first heartbeat's look sets what the board holds
-    while "f" not in first:
-        first = await board.receive_json_from(timeout=5)
+    (leader,) = await sync_to_async(awaited_movers)(game)
+    action = (await sync_to_async(legal)(game, leader))[0]
+    await sync_to_async(move_submit)(game_id=game.pk, player=people[leader].player, version=game.version,
+                                     move_id="m1", action=action)
+    for _ in range(50):  # the move's push: the whole board, as its page then holds it
+        frame = await board.receive_json_from(timeout=5)
+        if frame.get("v", 0) > known and "f" in frame:
+            break
+    assert "public-view" in frame["f"] and 'data-test="asleep"' not in frame["f"]["public-view"]
     await sync_to_async(cache.delete)(f"presence:{table.pk}:p{people[2].player.pk}")
-    while True:
+    for _ in range(50):  # heartbeats come every 0.3 s meanwhile
         frame = await board.receive_json_from(timeout=5)
         if "f" in frame and any("asleep" in html for html in frame["f"].values()):
             break
-    assert frame["v"] >= known and "P3" in _asleep("".join(frame["f"].values()))
+    else:
+        raise AssertionError("no frame said that P3's phone is asleep")
+    assert "P3" in _asleep("".join(frame["f"].values()))
     assert "public-view" not in frame["f"]  # the piece that changed, not the whole board
     await board.disconnect()
