@@ -56,9 +56,6 @@ ALLOWED = {
     "gameplay/templatetags/hand_tags.py": "moved later",
     "gameplay/templatetags/track_tags.py": "moved later",
     "templates/stats/about.html": "moved later",
-    **{f"templates/cards/{name}.html": "moved later" for name in ENGINES},
-    **{f"templates/cards/{name}/{art.name}": "moved later" for name in ENGINES
-       for art in sorted((ROOT / "templates" / "cards" / name).glob("*.svg"))},
 }
 
 
