@@ -52,7 +52,6 @@ ALLOWED = {
     "gameplay/static/css/games/good_cop_bad_cop.css": "moved later",
     "gameplay/static/css/games/good_cop_bad_cop_health.css": "moved later",
     "gameplay/static/css/games/inside_job.css": "moved later",
-    "gameplay/static/js/board.js": "moved later",
     "gameplay/templatetags/hand_tags.py": "moved later",
     "gameplay/templatetags/track_tags.py": "moved later",
     "templates/stats/about.html": "moved later",
