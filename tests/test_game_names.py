@@ -41,15 +41,8 @@ PREFIXES = {"inside_job": "ij", "good_cop_bad_cop": "gcbc", "good_cop_bad_cop_he
 # Files outside the games' folders that name a game, each with why it does.
 ALLOWED = {
     "engines/registry.py": "the one line per game that registers it",
-    "engines/fair.py": "moved later",
-    "gameplay/management/commands/stats_rebuild.py": "moved later",
-    "gameplay/nights.py": "moved later",
-    "gameplay/ratings.py": "moved later",
-    "gameplay/stats.py": "moved later",
     "gameplay/static/css/app.css": "moved later",
     "gameplay/static/css/board.css": "moved later",
-    "gameplay/templatetags/hand_tags.py": "moved later",
-    "gameplay/templatetags/track_tags.py": "moved later",
     "templates/stats/about.html": "moved later",
 }
 
