@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from django import template
 from django.core.exceptions import ImproperlyConfigured
@@ -15,6 +16,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
+from engines.base import Engine
 from engines.registry import ENGINES, get_engine
 from gameplay.pieces import DIGITS_KEY
 from gameplay.templatetags.hand_tags import is_public
@@ -306,18 +308,18 @@ def recent_log(template_name: str, log: list | None, names, count: int) -> SafeS
     return mark_safe("".join(items))  # noqa: S308 (each item escaped by format_html and its template)
 
 
-def _register_games_helpers() -> None:
-    """Each game's own template helpers, under the names its templates call them by (a name taken twice is an
-    error: templates would silently get the other one)."""
-    for engine in ENGINES.values():
+def register_games_helpers(library: template.Library, engines: Iterable[Engine]) -> None:
+    """Each game's own template helpers in ``library``, under the names its templates call them by (a name taken
+    twice is an error: templates would silently get the other one)."""
+    for engine in engines:
         for kind, helpers in (("filter", engine.template_filters), ("tag", engine.template_tags)):
             for name, function in helpers.items():
-                if name in register.filters or name in register.tags:
+                if name in library.filters or name in library.tags:
                     raise ImproperlyConfigured(f"{engine.name}: the template helper {name!r} is taken")
                 if kind == "filter":
-                    register.filter(name, function)
+                    library.filter(name, function)
                 else:
-                    register.simple_tag(function, name=name)
+                    library.simple_tag(function, name=name)
 
 
-_register_games_helpers()
+register_games_helpers(register, ENGINES.values())
