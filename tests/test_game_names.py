@@ -20,9 +20,11 @@ A game's vocabulary (its roles, cards and moves: "Merlin", "Duke", "mission") is
 shared code speaks of cards and roles in general, and the list of every game's words would be the
 games' knowledge again.
 
-Not read: tests/ and tools/ (they drive the games by name; they are not the app), docs/, and locale/:
-its catalogues are what ``makemessages`` collects from the templates, so a game's strings there come
-from the game's own folder and are checked at their source (Django keeps one catalogue per language).
+Not read: tests/ and tools/ (they drive the games by name; they are not the app), docs/; locale/: its
+catalogues are what ``makemessages`` collects from the templates, so a game's strings there come from
+the game's own folder and are checked at their source (Django keeps one catalogue per language); and
+migrations/: the database's history, frozen once written, where a data migration names the game whose
+stored rows it rewrites (adding a game adds none).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def naming_files() -> dict[str, list[str]]:
     for root in SCANNED:
         for path in sorted((ROOT / root).rglob("*")):
             relative = path.relative_to(ROOT)
-            if not path.is_file() or "__pycache__" in relative.parts or _game_folder(relative):
+            if not path.is_file() or {"__pycache__", "migrations"} & set(relative.parts) or _game_folder(relative):
                 continue
             hits = [f"path: {relative}"] if NAMES.search(str(relative)) else []
             if path.suffix in TEXT:
