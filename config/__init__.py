@@ -1,0 +1,1 @@
+"""The project's top floor: settings, URLs and the ASGI entry point (nothing imports it but Django)."""

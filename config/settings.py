@@ -236,7 +236,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS: list = []
+# A game's stylesheet lives in its template folder (templates/games/<engine>/static/<engine>.css) and is
+# served, as the pages link it, at css/games/<engine>.css.
+STATICFILES_DIRS: list = [("css/games", folder) for folder in sorted(BASE_DIR.glob("templates/games/*/static"))]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

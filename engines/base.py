@@ -12,8 +12,8 @@ import copy
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Sequence
-from typing import Any, Generic, Protocol, TypedDict, TypeVar, cast
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Protocol, TypedDict, TypeVar, cast
 
 from engines import fair
 
@@ -189,7 +189,10 @@ class Engine(Protocol):
     default_timer: int
     phone_private_keys: frozenset[str] | None
     figures: tuple[str, ...]
+    private_figures: frozenset[str]
     minority: tuple[str, str] | None
+    template_filters: Mapping[str, Callable[..., Any]]
+    template_tags: Mapping[str, Callable[..., Any]]
 
     def default_options(self) -> JSONDict: ...
     def check_options(self, options: JSONDict, players: int | None) -> None: ...
@@ -246,9 +249,16 @@ class BaseEngine:
     # (the pages branch on none of it). The figures its log gives each seat (``log_figures``), in the order
     # the pages and downloads list them; () for a game without any.
     figures: tuple[str, ...] = ()
+    # Those of ``figures`` only the player themself may see (their own stats page and download).
+    private_figures: frozenset[str] = frozenset()
     # The minority role a fair deal evens out (``engines.fair``), as a finished game's reveal names it: a
     # team (``("team", "traitors")``) or a seat's role (``("role", "kingpin")``, ``seat_role``); None: none.
     minority: tuple[str, str] | None = None
+    # Pure functions of a view that the game's own templates call, by the names they call them:
+    # ``template_filters`` as ``{{ view|name }}``, ``template_tags`` as ``{% name view … as found %}``
+    # (gameplay's game_tags registers every game's; no two games may use one name).
+    template_filters: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+    template_tags: ClassVar[Mapping[str, Callable[..., Any]]] = {}
 
     def reference(self, view: JSONDict, players: int, options: JSONDict) -> JSONDict | None:
         """The public facts of the phone's reference card (templates/games/<name>/reference.html) for a

@@ -1,8 +1,8 @@
 """Fair deals: over a group's games, nobody is dealt the minority role far more often than chance.
 
-The minority role is each game's own (``minority`` and ``is_minority``, from its presentation.py): an
-Inside Job Traitor (any role on the Traitors' side), the Good Cop Bad Cop Kingpin, a Bad Cop of the
-health edition. Coup has none (the option changes nothing there).
+The minority role is each game's own (``minority`` and ``is_minority``, from its presentation.py, which
+says which role it is). In a game without one (no ``minority``) every candidate weighs the same, so the
+option changes nothing but which ordinary random deal is made.
 
 The method (a choice among candidate deals, all made from the game's seed):
 

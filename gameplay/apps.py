@@ -1,3 +1,5 @@
+"""The gameplay app: what it does when the lobby tells it of a guest merged into an account or a new host."""
+
 from django.apps import AppConfig
 
 

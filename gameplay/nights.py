@@ -182,7 +182,8 @@ class TeamRow(_Tallied):
 
 @dataclass
 class SystemRow:
-    """One game system played tonight: how many games, and its teams (none for Coup: every player for themself)."""
+    """One game system played tonight: how many games, and its teams (none for a game where every player plays
+    for themself)."""
 
     engine: str
     title: str

@@ -8,9 +8,9 @@ fast and regulars settle. It is TrueSkill's idea without TrueSkill's patent or i
 passing, and ``openskill`` is a small, maintained, MIT-licensed library.
 
 How a game is rated: the games of one group and one game system are played in the order they
-finished. A team game (Inside Job, both Good Cop Bad Cop editions) is two teams, the winners
-against the rest, so a hidden-role game rates the side a player was dealt and won with. Coup is
-every player for themself: the winner first, the others tied behind. A seat that is not a counted
+finished. A team game (its outcome names teams) is two teams, the winners against the rest, so a
+hidden-role game rates the side a player was dealt and won with. A game without teams is every
+player for themself: the winner first, the others tied behind. A seat that is not a counted
 member (a bot, a guest, someone outside the group) plays at a fresh default rating each game and
 is never ranked. The shown rating is the cautious estimate ``mu - 3 sigma`` (the "ordinal"),
 which starts at 0 and grows as the system becomes sure of a player's strength. A player is

@@ -1,31 +1,17 @@
 """Figures from finished games: games played, wins and win rates by game, role, seat and table size;
-streaks; head-to-head; Coup's bluffs and challenges; Inside Job's sabotaged missions and Merlin found.
+streaks; head-to-head; and the figures each game counts from its own log.
 
 The event log is the source of truth: a finished game's ``Game.outcome`` is the engine's outcome
 of its replayed log (``manage.py stats_rebuild`` checks and rewrites it), and everything here is
 derived from those outcomes and the game seats, by pure functions over ``GameRecord`` rows. Only
 finished games count: a running game's state, and a game the host ended early, never enter.
 
-The per-seat figures of a game that an outcome does not hold (bluffs, sabotage, the Assassin's
-guess) come from replaying the game's moves through its engine (:func:`log_figures`); since a
-finished game's log never changes, they are kept in the cache per game (:func:`games_figures`),
-and ``manage.py stats_rebuild`` computes them all again from the log.
-
-What each figure counts (all of it public once the game is over, except where marked):
-
-- Coup. ``claims``: character claims made (an action that names a character, or a block).
-  ``bluffs``: claims of a character the player did not hold at that moment (for Embezzle, which
-  claims *no* Duke: holding one). ``caught_bluffing``: the player's bluffs exposed by a challenge.
-  ``bluffs_caught``: the player's challenges that exposed a bluff. ``challenges_lost``: the player's
-  challenges of an honest claim, which the claimer proved.
-- Inside Job. Who played a Sabotage card is never made public (the rules page: the public sees
-  only how many), and the end of the game reveals roles, not cards. So ``sabotaged_missions``
-  counts what the reveal makes public: missions that failed by Sabotage cards while the player
-  was on the team as a Traitor (two Traitors on a mission failed by one card both count).
-  ``sabotage_cards``, the Sabotage cards the player really played, is the player's own secret:
-  in ``PRIVATE_FIGURES``, shown only on their own stats page and in their own download.
-  Avalon's Merlin variant: ``assassin_guesses`` (the Assassin named someone), ``merlin_found``
-  (the Assassin named Merlin) and ``found_as_merlin`` (the Assassin named this player, Merlin).
+The per-seat figures of a game that an outcome does not hold come from replaying the game's moves
+through its engine (:func:`log_figures`; each game's presentation.py says what its ``figures``
+count, and which are the player's own secret, ``private_figures``); since a finished game's log
+never changes, they are kept in the cache per game (:func:`games_figures`), and
+``manage.py stats_rebuild`` computes them all again from the log. A secret figure shows only on
+the player's own stats page and in their own download.
 """
 
 from __future__ import annotations
@@ -127,12 +113,12 @@ def player_records(player: Player, *, figures: bool = False) -> list[GameRecord]
 
 # ------------------------------------------------------------------ figures from the log
 
-# Bump when a figure's definition changes: every cached figure is then computed afresh.
-FIGURES_VERSION = 2  # 2: Coup's "caught_bluffing" and "bluffs_caught" named as the pages label them
+# Bump when a figure's name or definition changes: every cached figure is then computed afresh.
+FIGURES_VERSION = 2
 # The figures each game has (``engine.figures``; the other games have none).
 FIGURES: dict[str, tuple[str, ...]] = {name: engine.figures for name, engine in ENGINES.items() if engine.figures}
-# Figures only the player themself may see: who played a Sabotage card stays secret for good.
-PRIVATE_FIGURES = frozenset({"sabotage_cards"})
+# Figures only the player themself may see (each game's ``private_figures``): secrets kept for good.
+PRIVATE_FIGURES: frozenset[str] = frozenset().union(*(engine.private_figures for engine in ENGINES.values()))
 # A finished game's log never changes: its figures keep until the version changes (or the cache forgets).
 FIGURES_CACHE_SECONDS = 60 * 60 * 24 * 30
 # Moves read per query when many games' figures are computed at once.
@@ -222,7 +208,7 @@ class PlayerStats:
 
     total: Tally = field(default_factory=Tally)
     by_game: dict[str, Tally] = field(default_factory=dict)
-    # (engine, role or team) -> tally; Coup has neither and is left out.
+    # (engine, role or team) -> tally; a game with neither is left out.
     by_role: dict[tuple[str, str], Tally] = field(default_factory=dict)
     by_team: dict[tuple[str, str], Tally] = field(default_factory=dict)
     # Seat position counted from 1 (clockwise from the first seat), and the table's size.

@@ -2,9 +2,9 @@
 
 No form here needs much: the largest, a new table with every game's options filled in, posts
 about 1 KB, and Django itself takes at most ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (64 KiB) of form data.
-Without this guard a body of any size went through a2wsgi into Django, which read it into memory
-before answering 400: three 200 MiB bodies at once raised a daphne process from 440 MiB to 1.6 GiB
-and it stayed at 1 GiB (docs/reliability.md).
+But Django's limit applies as it parses: a body of any size would come through a2wsgi into
+memory first, and a few large ones at once leave a server process lastingly larger (figures:
+docs/reliability.md).
 
 - A declared ``Content-Length`` over the limit is answered 413 at once: the app is never called
   and nothing of the body is read. A length that is not a number (or two that differ) is a 400.

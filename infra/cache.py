@@ -3,11 +3,11 @@
 Django keeps a cache object per thread *and* per request context (``django.core.cache.caches``
 is an asgiref ``Local``), and its Redis client, with its connection pool, lives on that object.
 Pages run on a fixed pool of threads (``config/asgi.py``), but each request runs in a fresh
-context, so the stock backend built a client and opened a new Redis connection for every
-request (about a tenth of a page's CPU under load, docs/performance.md). redis-py's clients and
-pools are thread-safe, so one per process serves every thread. Django's client also built a
-``redis.Redis`` object around its pool for every single command (2% of a server's samples under
-load, docs/performance.md); :class:`SharedClient` builds one per pool and keeps it.
+context, so the stock backend builds a client and opens a new Redis connection for every
+request. redis-py's clients and pools are thread-safe, so one per process serves every thread.
+Django's client also builds a ``redis.Redis`` object around its pool for every single command;
+:class:`SharedClient` builds one per pool and keeps it. (What both cost under load:
+docs/performance.md.)
 """
 
 from __future__ import annotations

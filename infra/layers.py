@@ -2,14 +2,13 @@
 
 Channels' ``InMemoryChannelLayer`` sweeps for expired messages and group memberships on every
 ``receive``: it walks every channel with messages waiting and every membership of every group.
-Each table socket re-arms ``receive`` after each push and each heartbeat, so at 1,600 sockets
-(200 tables) that is about 900 sweeps a second over 1,600 memberships: a delivery took 0.52 ms
-instead of 0.04 ms, nearly half a core spent finding nothing to expire, growing with the square
-of the café (docs/performance.md, ``manage.py layerbench``).
+Each table socket re-arms ``receive`` after each push and each heartbeat, so the sweeps grow
+with the square of the café's sockets and mostly find nothing to expire (figures:
+docs/performance.md, ``manage.py layerbench``).
 
 :class:`InMemoryChannelLayer` sweeps at most once every ``sweep_seconds``. Messages still
 expire after ``expiry`` seconds (60 by default) and memberships after ``group_expiry``; one may
-now be swept up to ``sweep_seconds`` later than that, which only a channel that nobody has read
+be swept up to ``sweep_seconds`` later than that, which only a channel that nobody has read
 for a minute can notice. Everything else is Channels' own layer.
 """
 

@@ -2,11 +2,10 @@
 
 Python's full (generation 2) collection walks every long-lived object. In a Django process that
 is mostly what import and first use build: modules, URL patterns, compiled templates, translation
-catalogs. Walking them took 80–140 ms, a pause now and then in the middle of some request
-(docs/performance.md). So a server process first builds them (every project template compiled into
-the cached loader, every language's catalog loaded), then ``gc.freeze()`` moves everything alive
-into the permanent generation, which collections never walk. Requests' own garbage is collected as
-before.
+catalogs, and walking them pauses some request now and then (figures: docs/performance.md). So a
+server process first builds them (every project template compiled into the cached loader, every
+language's catalog loaded), then ``gc.freeze()`` moves everything alive into the permanent
+generation, which collections never walk. Requests' own garbage is collected as usual.
 """
 
 from __future__ import annotations

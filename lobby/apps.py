@@ -1,3 +1,5 @@
+"""The lobby app: at start, the table-code path converter and the lobby's own signal receiver."""
+
 from django.apps import AppConfig
 
 

@@ -1,3 +1,5 @@
+"""The tools app, so the load, chaos and bench tools run as management commands."""
+
 from django.apps import AppConfig
 
 

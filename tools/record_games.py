@@ -9,15 +9,18 @@ starts, and each step a seat chosen by a seeded generator posts one of its legal
 window that waits for its clock alone is expired). After every step it records the engine state,
 every seat's view and legal actions, the public facts (public view, awaiting seats, window,
 countdown, outcome), and the push frame of every phone's socket, the public board's and the
-host's board with its drawer (``gameplay.screens.push_frame``), with the per-render tokens (CSRF
-masks, move ids, the server clock and deadlines, replay links' keys and QR codes, the fragments'
-tags, which digest them) and the random table code taken out. Two recordings of the same code
-are byte-identical; compare two commits' recordings with ``cmp`` or ``diff``.
+host's board with its drawer (``gameplay.screens.push_frame``); at the end, each seat's page, the
+board and the game's page; last, the pages no table holds (the rules, how ratings work) and every
+static file's digest by its URL path. Per-render tokens are taken out (CSRF masks, move ids, the
+server clock, deadlines, a game's date, replay links' keys and QR codes, the fragments' tags, which
+digest them), and so is the random table code. Two recordings of the same code are byte-identical;
+compare two commits' recordings with ``cmp`` or ``diff``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -46,15 +49,17 @@ TOKENS = [
     (re.compile(r'data-deadline="\d+"'), 'data-deadline="DEADLINE"'),  # the wall clock plus the window's time
     (re.compile(r'\?k=[A-Za-z0-9_-]+'), '?k=KEY'),  # a finished game's replay link carries a random key
     (re.compile(r'class="qrline" stroke="#111" d="[^"]*"'), 'class="qrline" stroke="#111" d="QR"'),  # and its QR code
+    # When a finished game was played (its page's head line), in the English date format.
+    (re.compile(r"\b\d\d/\d\d/\d{4} (?:\d{1,2}(?::\d\d)? [ap]\.m\.|noon|midnight)"), "WHEN"),
     # A fragment's tag is a digest of its bytes, per-render tokens and table code included.
     (re.compile(r'data-tag="[0-9a-f]+"'), 'data-tag="TAG"'),
 ]
 
 
-def normalized(text: str, code: str) -> str:
+def normalized(text: str, code: str = "") -> str:
     for pattern, placeholder in TOKENS:
         text = pattern.sub(placeholder, text)
-    return text.replace(code, "CODE")
+    return text.replace(code, "CODE") if code else text
 
 
 def _frame(frame: dict, code: str) -> dict:
@@ -143,8 +148,29 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
     pages |= {f"end_phone{seat}": normalized(person.get(f"/t/{code}/").content.decode(), code)
               for seat, person in enumerate(people)}
     pages["end_board"] = normalized(Client().get(f"/t/{code}/board/").content.decode(), code)
+    pages["end_detail"] = normalized(people[0].get(f"/g/{game.pk}/").content.decode(), code)
     return {"engine": engine_name, "players": players, "seed": game_seed, "move_seed": move_seed,
             "pages": pages, "steps": steps}
+
+
+def record_site() -> dict:
+    """The pages no table holds (each game's rules, how ratings work) and every static file by its URL path and
+    digest: a file moved between the apps' and the games' folders keeps its URL and bytes."""
+    from django.contrib.staticfiles import finders
+    from django.test import Client
+
+    from engines.registry import ENGINES
+
+    client = Client()
+    pages = {path: normalized(client.get(path).content.decode())
+             for path in ["/rules/", *(f"/rules/{name}/" for name in ENGINES), "/ratings/about/"]}
+    static: dict[str, str] = {}
+    for finder in finders.get_finders():
+        for path, storage in finder.list([]):
+            url_path = os.path.join(getattr(storage, "prefix", None) or "", path).replace(os.sep, "/")
+            with storage.open(path) as found:
+                static.setdefault(url_path, hashlib.sha256(found.read()).hexdigest())  # the first found is served
+    return {"pages": pages, "static": dict(sorted(static.items()))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,10 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cache.clear()
         games = [record_game(*game, max_moves=args.moves) for game in GAMES]
+        site = record_site()
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
     with open(args.out, "w", encoding="utf-8") as out:
-        json.dump({"games": games}, out, sort_keys=True, indent=1, ensure_ascii=False)
+        json.dump({"games": games, "site": site}, out, sort_keys=True, indent=1, ensure_ascii=False)
         out.write("\n")
     steps = sum(len(game["steps"]) for game in games)
     print(f"{len(games)} games, {steps} steps -> {args.out}", file=sys.stderr)

@@ -1,16 +1,22 @@
-"""What the web layer shows of Coup beside its views: the reference card's facts and each seat's figures
-from a finished game's log (claims, bluffs and challenges; gameplay.stats describes each figure)."""
+"""What the web layer shows of Coup beside its views: the reference card's facts, each seat's figures
+from a finished game's log (claims, bluffs and challenges), all of them public once the game is over,
+and an Exchange's choices by card position for its templates."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any
 
 from engines.base import BaseEngine, JSONDict, State
 
 from . import cards
 
-# In the order the stats pages and downloads list them.
+# In the order the stats pages and downloads list them. ``claims``: character claims made (an action
+# that names a character, or a block). ``bluffs``: claims of a character the player did not hold at
+# that moment (for Embezzle, which claims *no* Duke: holding one). ``caught_bluffing``: the player's
+# bluffs exposed by a challenge. ``bluffs_caught``: the player's challenges that exposed a bluff.
+# ``challenges_lost``: the player's challenges of an honest claim, which the claimer proved.
 FIGURES = ("claims", "bluffs", "caught_bluffing", "bluffs_caught", "challenges_lost")
 
 
@@ -93,3 +99,24 @@ def log_figures(engine: BaseEngine, state: State, options: JSONDict,
                 figures[claimer]["caught_bluffing"] += 1
                 figures[challenger]["bluffs_caught"] += 1
     return tuple(figures)
+
+
+def exchange_choices(view: JSONDict) -> list[JSONDict]:
+    """An Exchange's choices by position: the hand and then the drawn cards are cards 1..n; each choice keeps
+    ``len(hand)`` of them and sends the rest back (the engine's action names the cards returned).
+
+    Every set of positions is a choice, so identical cards give as many buttons as different ones.
+    """
+    hand = list(view.get("hand") or [])
+    pool = hand + list(view.get("drawn") or [])
+    listed = view.get("legal") or []
+    choices = []
+    for keep in combinations(range(len(pool)), len(hand)):
+        action = {"type": "return", "cards": sorted(card for i, card in enumerate(pool) if i not in keep)}
+        if action in listed:
+            choices.append({"keep": [i + 1 for i in keep], "action": action})
+    return choices
+
+
+# What the game's templates call (``{% exchange_choices view as choices %}``).
+TEMPLATE_TAGS = {"exchange_choices": exchange_choices}

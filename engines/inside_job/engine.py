@@ -30,6 +30,7 @@ class InsideJobEngine(BaseEngine):
 
     # What the web layer shows beside the views (presentation.py).
     figures = presentation.FIGURES
+    private_figures = presentation.PRIVATE_FIGURES
     minority = presentation.MINORITY
     reference = staticmethod(presentation.reference)
 
@@ -40,6 +41,8 @@ class InsideJobEngine(BaseEngine):
 
     seat_role = staticmethod(presentation.seat_role)
     is_minority = staticmethod(presentation.is_minority)
+    template_filters = presentation.TEMPLATE_FILTERS
+    template_tags = presentation.TEMPLATE_TAGS
 
     handlers = {
         "propose": "_propose",

@@ -1,6 +1,7 @@
 """What the web layer shows of Inside Job beside its views: the reference card's facts, each seat's figures
-from a finished game's log (sabotaged missions, the Assassin's guess; gameplay.stats describes each), a
-seat's revealed role, and the minority side a fair deal evens out."""
+from a finished game's log (sabotaged missions, the Assassin's guess), a seat's revealed role, the
+minority side a fair deal evens out, and what its templates compute from a view: a team member's two
+mission cards and the mission track's geometry (drawn by templates/games/inside_job/track.html)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,16 @@ from engines.base import BaseEngine, JSONDict, State
 
 from . import cards
 
-# In the order the stats pages and downloads list them.
+# In the order the stats pages and downloads list them. Who played a Sabotage card is never made public
+# (the rules page: the public sees only how many), and the end of the game reveals roles, not cards. So
+# ``sabotaged_missions`` counts what the reveal makes public: missions that failed by Sabotage cards while
+# the player was on the team as a Traitor (two Traitors on a mission failed by one card both count).
+# ``sabotage_cards``, the Sabotage cards the player really played, is the player's own secret
+# (``PRIVATE_FIGURES``). The Merlin variant: ``assassin_guesses`` (the Assassin named someone),
+# ``merlin_found`` (the Assassin named Merlin) and ``found_as_merlin`` (the Assassin named this player, Merlin).
 FIGURES = ("sabotaged_missions", "sabotage_cards", "assassin_guesses", "merlin_found", "found_as_merlin")
+# Figures only the player themself may see: who played a Sabotage card stays secret for good.
+PRIVATE_FIGURES = frozenset({"sabotage_cards"})
 # A finished game's teams name the Traitors' side so.
 MINORITY = ("team", "traitors")
 
@@ -67,3 +76,68 @@ def seat_role(outcome: JSONDict, seat: int) -> str | None:
 def is_minority(view: JSONDict, seat: int) -> bool:
     """A seat on the Traitors' side, whatever its role."""
     return bool(view.get("side") == "traitors")
+
+
+def mission_cards(view: JSONDict) -> list[str]:
+    """The two mission cards of a team member about to play, in position order; [] for any other seat.
+
+    Every team member holds two cards, so every phone shows two buttons ("Play card 1", "Play card 2"):
+    a seat the engine lets play Sabotage (a Traitor, whatever its role) holds Success and Sabotage, any
+    other (an Agent, Merlin, Percival) two Success cards, both playing the one Success the engine lists.
+    """
+    listed = view.get("legal") or []
+    played = [card for card in ("success", "sabotage") if {"type": "play", "card": card} in listed]
+    return played * 2 if len(played) == 1 else played
+
+
+# The track's geometry, in viewBox units: one mission every STEP from MARGIN across WIDTH.
+WIDTH = 500
+STEP = 100
+MARGIN = 50
+MARK_W = 14  # a Sabotage card under a mission
+MARK_GAP = 4
+PIP_STEP = 34  # the rejection pips
+PIP_MARGIN = 17
+
+
+def _x(i: int, step: int, margin: int, width: int, rtl: bool) -> int:
+    """The centre of item ``i`` from the start of the line (the right in a right-to-left page)."""
+    x = margin + i * step
+    return width - x if rtl else x
+
+
+def track(view: JSONDict, rtl: bool = False) -> JSONDict:
+    """The missions (centre, size, result, Sabotage marks, the two-Sabotage ring, the current one) and the
+    rejection pips of ``view``, in viewBox units; a right-to-left page runs the track from the right, as its
+    text runs. Only public facts of the view become circles, marks and pips."""
+    sizes = list(view.get("mission_sizes") or [])
+    results = list(view.get("missions") or [])
+    counts = list(view.get("sabotage_counts") or [])
+    needed = list(view.get("sabotage_needed") or [])
+    live = not view.get("outcome") and view.get("phase") not in ("assassinate", "over")
+    missions = []
+    for i, size in enumerate(sizes):
+        result = results[i] if i < len(results) else None
+        count = counts[i] if i < len(counts) and result else None
+        n_marks = count or 0
+        start = -(n_marks * MARK_W + (n_marks - 1) * MARK_GAP) / 2 if n_marks else 0
+        missions.append({
+            "n": i + 1, "x": _x(i, STEP, MARGIN, WIDTH, rtl), "size": size, "result": result, "count": count,
+            "rejected_out": bool(result) and count is None,  # lost to five rejected proposals
+            "two": (needed[i] if i < len(needed) else 1) >= 2,
+            "current": live and not result and i + 1 == view.get("mission_number"),
+            # Relative to the mission's centre: its Sabotage cards, the result badge, the two-Sabotage tag.
+            "marks": [round(start + k * (MARK_W + MARK_GAP), 1) for k in range(n_marks)],
+            "badge_dx": -30 if rtl else 30, "two_dx": 30 if rtl else -30,
+        })
+    most = int(view.get("max_rejections") or 5)
+    done = int(view.get("rejections") or 0)
+    pips_width = PIP_MARGIN * 2 + PIP_STEP * (most - 1)
+    pips = [{"x": _x(j, PIP_STEP, PIP_MARGIN, pips_width, rtl), "filled": j < done, "last": j == most - 1}
+            for j in range(most)]
+    return {"missions": missions, "pips": pips, "pips_width": pips_width, "rejections": done, "max": most}
+
+
+# What the game's templates call (``{{ view|mission_cards }}``, ``{% ij_track view rtl as t %}``).
+TEMPLATE_FILTERS = {"mission_cards": mission_cards}
+TEMPLATE_TAGS = {"ij_track": track}

@@ -1,18 +1,23 @@
-"""Tags the game templates share: move forms, the table socket's path, seat names, log lines, the reference card."""
+"""Tags the game templates share: move forms, the table socket's path, seat names, log lines, the reference card;
+and each game's own template helpers (``engine.template_filters`` and ``template_tags``, pure functions of a
+view from its presentation.py), registered here under their names."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from django import template
+from django.core.exceptions import ImproperlyConfigured
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
-from engines.registry import get_engine
+from engines.base import Engine
+from engines.registry import ENGINES, get_engine
 from gameplay.pieces import DIGITS_KEY
 from gameplay.templatetags.hand_tags import is_public
 
@@ -301,3 +306,20 @@ def recent_log(template_name: str, log: list | None, names, count: int) -> SafeS
             newest.append(line)
     items = (format_html("<li>{}</li>", log_line(template_name, line, names)) for line in newest)
     return mark_safe("".join(items))  # noqa: S308 (each item escaped by format_html and its template)
+
+
+def register_games_helpers(library: template.Library, engines: Iterable[Engine]) -> None:
+    """Each game's own template helpers in ``library``, under the names its templates call them by (a name taken
+    twice is an error: templates would silently get the other one)."""
+    for engine in engines:
+        for kind, helpers in (("filter", engine.template_filters), ("tag", engine.template_tags)):
+            for name, function in helpers.items():
+                if name in library.filters or name in library.tags:
+                    raise ImproperlyConfigured(f"{engine.name}: the template helper {name!r} is taken")
+                if kind == "filter":
+                    library.filter(name, function)
+                else:
+                    library.simple_tag(function, name=name)
+
+
+register_games_helpers(register, ENGINES.values())

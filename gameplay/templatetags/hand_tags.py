@@ -4,14 +4,15 @@ A phone lying on the table must not give its owner away, so the move buttons tha
 seat's own secret cards say "Card 1", "Card 2" (the hold-to-peek boxes number the cards the same way),
 and there is one button per card the seat holds, not one per distinct card: two Dukes still make two
 buttons, so the number of buttons tells nothing either. Each button plays a legal action as the engine
-lists it (``view["legal"]``), so the server checks it exactly as before.
+lists it (``view["legal"]``), so the server checks it as any move. What one game alone needs is its own
+(its presentation.py's ``TEMPLATE_FILTERS`` and ``TEMPLATE_TAGS``).
 
 Load with ``{% load hand_tags %}`` (templates/games/*).
 """
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from itertools import permutations
 from typing import Any
 
 from django import template
@@ -32,7 +33,7 @@ def _legal(view: dict, action: dict) -> dict | None:
 def by_position(view: dict, kind: str, cards: list | None = None) -> list[dict[str, Any]]:
     """One choice per own card: ``{"n": 1-based position, "i": index, "action": {"type": kind, "card": name}}``.
 
-    ``cards`` are the seat's own cards in the order its peek box shows them (Coup: ``view["hand"]``).
+    ``cards`` are the seat's own cards in the order its peek box shows them (by default ``view["hand"]``).
     Positions whose card the engine does not offer are left out.
     """
     choices = []
@@ -43,39 +44,9 @@ def by_position(view: dict, kind: str, cards: list | None = None) -> list[dict[s
     return choices
 
 
-@register.filter
-def mission_cards(view: dict) -> list[str]:
-    """Inside Job: the two mission cards of a team member about to play, in position order; [] for any other seat.
-
-    Every team member holds two cards, so every phone shows two buttons ("Play card 1", "Play card 2"):
-    a seat the engine lets play Sabotage (a Traitor, whatever its role) holds Success and Sabotage, any
-    other (an Agent, Merlin, Percival) two Success cards, both playing the one Success the engine lists.
-    """
-    cards = [card for card in ("success", "sabotage") if _legal(view, {"type": "play", "card": card}) is not None]
-    return cards * 2 if len(cards) == 1 else cards
-
-
-@register.simple_tag
-def exchange_choices(view: dict) -> list[dict[str, Any]]:
-    """An exchange's choices by position (Coup's Exchange): the hand and then the drawn cards are cards 1..n;
-    each choice keeps ``len(hand)`` of them and sends the rest back (the engine's action names the cards returned).
-
-    Every set of positions is a choice, so identical cards give as many buttons as different ones.
-    """
-    hand = list(view.get("hand") or [])
-    pool = hand + list(view.get("drawn") or [])
-    choices = []
-    for keep in combinations(range(len(pool)), len(hand)):
-        returned = sorted(card for i, card in enumerate(pool) if i not in keep)
-        action = _legal(view, {"type": "return", "cards": returned})
-        if action is not None:
-            choices.append({"keep": [i + 1 for i in keep], "action": action})
-    return choices
-
-
 @register.simple_tag
 def orders_by_position(view: dict, names: list | None, **match: Any) -> list[dict[str, Any]]:
-    """Every order of the seat's own cards, by position (Good Cop Bad Cop's arrangement, a Flashbang).
+    """Every order of the seat's own cards, by position (an arrangement of them, or a card that reorders them).
 
     ``names`` are the seat's own card names in position order. The engine lists one order per distinct
     row of cards; here every order of positions is a choice, played as the listed order that gives the
@@ -132,7 +103,8 @@ def positions(numbers) -> str:
 
 @register.filter
 def names_of(cards: list | None) -> list:
-    """The names of a seat's own integrity cards, in position order (Good Cop Bad Cop's ``view["cards"][me]``)."""
+    """The names of a seat's own cards given as records (``{"name": …}``, as ``view["cards"][me]``), in position
+    order."""
     return [card.get("name") for card in cards or []]
 
 

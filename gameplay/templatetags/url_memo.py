@@ -1,14 +1,13 @@
 """``{% url %}``, each URL built once per process: Django's tag, with ``reverse`` remembered.
 
 A phone's panel names about ten URLs (its move form, its refresh, the host's controls), and a
-push renders a panel for every phone of the table: ``reverse`` (regex and quoting work, a few
-tens of µs each) was about a tenth of a push's template time (docs/performance.md). A URL
-depends only on the view name, its arguments, the app, the script prefix and the URLconf, so
-this tag keeps each answer for those, in a bounded table, and answers exactly what Django's
-``{% url %}`` answers. Anything else (``as`` a variable, an argument that is not exactly a string
-or an int, a lazy view name) goes through Django's tag as before; a name that does not reverse
-raises as before (errors are never kept). Registered as a builtin (``config/settings.py``), so
-it takes the place of Django's ``{% url %}`` in every template.
+push renders a panel for every phone of the table, each ``reverse`` doing regex and quoting work
+(its cost: docs/performance.md). A URL depends only on the view name, its arguments, the app, the
+script prefix and the URLconf, so this tag keeps each answer for those, in a bounded table, and
+answers exactly what Django's ``{% url %}`` answers. Anything else (``as`` a variable, an argument
+that is not exactly a string or an int, a lazy view name) goes through Django's tag itself; a name
+that does not reverse raises as Django's tag raises (errors are never kept). Registered as a
+builtin (``config/settings.py``), so it takes the place of Django's ``{% url %}`` in every template.
 """
 
 from __future__ import annotations

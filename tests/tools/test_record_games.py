@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from engines.registry import get_engine
+from engines.registry import ENGINES, get_engine
 from gameplay.models import Game
 from gameplay.selectors import game_replay
 from tools import record_games
@@ -41,8 +41,18 @@ def test_a_seeded_game_records_the_same_twice_with_every_screen_and_no_per_rende
 def test_tokens_are_taken_out():
     html = ('<input name="csrfmiddlewaretoken" value="abc"><input name="move_id" value="m1">'
             '<div data-tag="0a1b" data-deadline="17" data-server-now="18"><a href="/g/3/?k=Zz_-9">'
-            '<path class="qrline" stroke="#111" d="M2 2.5h7"/> AB12C</a></div>')
+            '<path class="qrline" stroke="#111" d="M2 2.5h7"/> AB12C</a></div>'
+            '<p>12/03/2026 10:47 a.m. · 01/02/2026 noon</p>')
     assert record_games.normalized(html, "AB12C") == (
         '<input name="csrfmiddlewaretoken" value="CSRF"><input name="move_id" value="MOVEID">'
         '<div data-tag="TAG" data-deadline="DEADLINE" data-server-now="NOW"><a href="/g/3/?k=KEY">'
-        '<path class="qrline" stroke="#111" d="QR"/> CODE</a></div>')
+        '<path class="qrline" stroke="#111" d="QR"/> CODE</a></div><p>WHEN · WHEN</p>')
+
+
+def test_the_site_records_each_games_rules_and_every_static_file_by_its_url_path():
+    site = record_games.record_site()
+    assert set(site["pages"]) == {"/rules/", "/ratings/about/", *(f"/rules/{name}/" for name in ENGINES)}
+    assert all("<h1" in html and 'value="CSRF"' in html for html in site["pages"].values())
+    # A game's stylesheet is found under the URL path the pages link, wherever its file sits.
+    assert {f"css/games/{name}.css" for name in ENGINES} | {"css/app.css", "js/board.js"} <= set(site["static"])
+    assert all(re.fullmatch(r"[0-9a-f]{64}", digest) for digest in site["static"].values())

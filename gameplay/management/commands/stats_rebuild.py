@@ -1,8 +1,8 @@
 """Rebuild the figures from the event log: each finished game's outcome and figures from its replayed moves.
 
 Stats and ratings (``gameplay.stats``, ``gameplay.ratings``) are computed from finished games'
-``Game.outcome``, seats and per-seat figures (Coup's bluffs and challenges, Inside Job's sabotaged
-missions and the Assassin's guess: ``stats.log_figures``). The outcome and the cached figures are
+``Game.outcome``, seats and per-seat figures (what each game counts from its log, as its
+presentation.py declares: ``stats.log_figures``). The outcome and the cached figures are
 caches of what the log says. This command replays every finished game (of one group with
 ``--group``) from its seed and moves, rewrites any outcome that differs from the replay, puts
 every game's figures from the replay into the cache (``--check``: only report differences), and
@@ -105,7 +105,7 @@ class Command(BaseCommand):
     def _print_group(self, group: Group) -> None:
         """The group's games, each leaderboard (ranked players: rating and games) and each member's figures.
 
-        Only the public figures: who played a Sabotage card (``stats.PRIVATE_FIGURES``) stays secret.
+        Only the public figures: the games' secret ones (``stats.PRIVATE_FIGURES``) stay secret.
         """
         records = group_records(group, figures=True)
         members = Player.objects.filter(memberships__group=group, user__isnull=False, deleted=False).order_by("pk")

@@ -90,8 +90,6 @@
   });
 
   // --- 2. Read aloud -------------------------------------------------------------------------
-  // Whom the game waits for, per game's board (Inside Job, Coup, Good Cop Bad Cop, its health edition).
-  var STATUS = "[data-test=awaiting], [data-test=status] .coup-pending, .gcbc-status, [data-test=turn]";
   var button = document.querySelector("[data-read-aloud]");
   var synth = "speechSynthesis" in window ? window.speechSynthesis : null;
 
@@ -114,7 +112,7 @@
     // The status line changes with every vote or card played; it is spoken when the step changes
     // (a new phase, or the turn passing to another seat).
     found.step = (phase ? phase.dataset.phase : "") + "|" + active;
-    found.status = text(board.querySelector(STATUS));
+    found.status = text(board.querySelector("[data-say=status]"));  // whom the game waits for, as each board marks it
     found.host = text(document.querySelector("[data-say=host]"));
     return found;
   }

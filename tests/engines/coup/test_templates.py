@@ -177,7 +177,8 @@ def test_what_a_phone_shows_unheld_does_not_depend_on_its_own_cards():
 
 def test_one_button_per_card_held_even_when_two_are_alike():
     """Two Dukes in hand: two Reveal buttons, "Card 1" and "Card 2", both revealing a Duke."""
-    from gameplay.templatetags.hand_tags import by_position, exchange_choices
+    from engines.coup.presentation import exchange_choices
+    from gameplay.templatetags.hand_tags import by_position
 
     view = {"hand": ["duke", "duke"], "legal": [{"type": "reveal", "card": "duke"}]}
     choices = by_position(view, "reveal")

@@ -1,4 +1,4 @@
-"""Try issue 28's attacks against a real daphne on this machine and say what they got.
+"""Try attacks on sessions, table codes and passwords against a real daphne on this machine; say what they got.
 
 ``manage.py attackcheck`` migrates the database it is given (use a scratch one:
 ``DATABASE_URL=sqlite:////tmp/attack.sqlite3``), starts daphne on 127.0.0.1 with the abuse limits
