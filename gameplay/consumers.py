@@ -289,8 +289,11 @@ class Hub:
         if table_id not in self.tables:
             return
         waiting = self._waiting.get(table_id)
-        if waiting is None or waiting[0] < revision or again:
+        if waiting is None or waiting[0] < revision:
             self._waiting[table_id] = (revision, answered, again)
+        elif waiting[0] == revision and again:
+            self._waiting[table_id] = (revision, waiting[1], True)  # also to the sockets that hold this revision
+        # (a newer push waiting already: its round looks at who is asleep afresh)
         if table_id not in self._drawing:
             self._drawing.add(table_id)
             asyncio.get_running_loop().create_task(self._draw(table_id))

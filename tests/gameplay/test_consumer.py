@@ -252,3 +252,19 @@ async def test_over_the_code_limit_a_browser_keeps_the_socket_of_a_table_it_know
     connected, _ = await host.connect()
     assert connected
     await host.disconnect()
+
+
+async def test_a_look_at_who_is_asleep_never_takes_the_place_of_a_newer_push_waiting():
+    """While a table's push is being drawn, the newest waiting one is kept: a heartbeat's new look at an older
+    revision (a phone fell asleep) is dropped, as the newer push's round looks afresh; at the same revision it
+    goes also to the sockets that hold that revision."""
+    hub = consumers.Hub()
+    hub.tables[1] = {SimpleNamespace()}
+    hub._drawing.add(1)  # a push of table 1 is being drawn: the next ones wait
+    hub.pushed(1, 5, "d1")
+    hub.pushed(1, 4, "", again=True)
+    assert hub._waiting[1] == (5, "d1", False)
+    hub.pushed(1, 5, "", again=True)
+    assert hub._waiting[1] == (5, "d1", True)
+    hub.pushed(1, 6, "")
+    assert hub._waiting[1] == (6, "", False)
