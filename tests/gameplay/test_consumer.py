@@ -259,7 +259,7 @@ async def test_a_look_at_who_is_asleep_never_takes_the_place_of_a_newer_push_wai
     revision (a phone fell asleep) is dropped, as the newer push's round looks afresh; at the same revision it
     goes also to the sockets that hold that revision."""
     hub = consumers.Hub()
-    hub.tables[1] = {SimpleNamespace()}
+    hub.tables[1] = {object()}  # a socket of table 1
     hub._drawing.add(1)  # a push of table 1 is being drawn: the next ones wait
     hub.pushed(1, 5, "d1")
     hub.pushed(1, 4, "", again=True)
