@@ -71,10 +71,13 @@ class Reads:
         self._dicts: dict[tuple, Tracked | TrackedList] = {}
 
     def wrap(self, path: tuple, value: Any) -> Any:
-        """``value`` as the template gets it: a dict tracked below ``path`` (one per path and render); anything
-        else recorded whole."""
+        """``value`` as the template gets it: a dict or list tracked below ``path`` (one per path and render);
+        anything else recorded whole."""
         kind = type(value)
-        if kind is dict or kind is list or isinstance(value, (Tracked, TrackedList)):
+        if kind in _LEAVES:
+            self.paths[path] = value
+            return value
+        if kind is dict or kind is list or kind is Tracked or kind is TrackedList:
             value = _plain(value)
             made = self._dicts.get(path)
             if made is None or made.base is not value:
@@ -82,6 +85,9 @@ class Reads:
             return made
         self.paths[path] = value
         return value
+
+
+_LEAVES = frozenset({str, int, bool, type(None), float})
 
 
 def _plain(value: Any) -> Any:
@@ -358,21 +364,30 @@ class Inner:
 @dataclass(frozen=True)
 class Made:
     """A piece as last rendered: what it read itself (paths and their digest), its bytes with a marker for each
-    inner piece (``shell``) and its own tag (their digest), and its inner pieces as they were made."""
+    inner piece (``shell``), and its inner pieces as they were made. ``whole``: a piece inside a fragment,
+    which a push sends whole (its tag the digest of all its bytes); a fragment's own tag is its shell's, as a
+    push sends the pieces inside it apart."""
 
     paths: tuple[tuple, ...]
     digest: str | None
     shell: str
-    tag: str
     inner: tuple[tuple[Inner, Made], ...] = ()
+    whole: bool = False
+
+    def _filled(self, tag: str) -> str:
+        html = self.shell.replace(TAG_ATTR, f'data-tag="{tag}"', 1)
+        for number, (_place, made) in enumerate(self.inner):
+            html = html.replace(_marker(number), made.html, 1)
+        return html
+
+    @cached_property
+    def tag(self) -> str:
+        return bytes_tag(self._filled(TAG) if self.whole and self.inner else self.shell)
 
     @cached_property
     def html(self) -> str:
         """Its bytes, every inner piece in place."""
-        html = self.shell.replace(TAG_ATTR, f'data-tag="{self.tag}"', 1)
-        for number, (_place, made) in enumerate(self.inner):
-            html = html.replace(_marker(number), made.html, 1)
-        return html
+        return self._filled(self.tag)
 
     @property
     def pieces(self) -> dict[str, tuple[str, str]]:
@@ -420,32 +435,32 @@ STORES = _Stores()
 
 
 def made_piece(piece_id: str, store: Store | None, entry: dict, render: Callable[[Context], str],
-               template: Any = None) -> Made:
+               template: Any = None, *, whole: bool = False) -> Made:
     """The piece ``piece_id`` for its context ``entry`` (plain data), from ``store`` when nothing it read has
     changed since its last render (its inner pieces checked, and made again, alone), else rendered by ``render``
     (given a context that records reads) and kept. Without a store it is simply rendered."""
     key = (piece_id, translation.get_language() or "")
     known = store.get(key) if store is not None else None
     if known is None or known.digest is None or _digest([_walk(entry, path) for path in known.paths]) != known.digest:
-        made = _render(entry, store, render, template)
+        made = _render(entry, store, render, template, whole)
     else:
-        inner = tuple((place, made_piece(place.id, store, place.entry(entry), place.render, place.template))
-                      for place, _made in known.inner)
+        inner = tuple((place, made_piece(place.id, store, place.entry(entry), place.render, place.template,
+                                         whole=True)) for place, _made in known.inner)
         if all(now is then for (_place, now), (_place2, then) in zip(inner, known.inner, strict=True)):
             return known
-        made = Made(known.paths, known.digest, known.shell, known.tag, inner)  # the same shell, new pieces in it
+        made = Made(known.paths, known.digest, known.shell, inner, known.whole)  # the same shell, new pieces in it
     if store is not None:
         store.put(key, made)
     return made
 
 
-def _render(entry: dict, store: Store | None, render: Callable[[Context], str], template: Any) -> Made:
+def _render(entry: dict, store: Store | None, render: Callable[[Context], str], template: Any, whole: bool) -> Made:
     reads = Reads()
     tracking = TrackingContext.around(entry, reads, store, template)
     with tracking.push(tag=TAG, revision=REVISION, server_now=SERVER_NOW):  # what leaves as placeholders
         shell = render(tracking)
     paths = tuple(reads.paths)
-    return Made(paths, _digest([reads.paths[path] for path in paths]), shell, bytes_tag(shell), tuple(tracking.inner))
+    return Made(paths, _digest([reads.paths[path] for path in paths]), shell, tuple(tracking.inner), whole)
 
 
 def _marker(number: int) -> str:
@@ -492,7 +507,7 @@ class PieceNode(template.Node):
             return native(html) if native is not None else html  # as the {% nativedigits %} around it would
 
         place = Inner(piece_id, context.names(), render, context.template)
-        made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template)
+        made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template, whole=True)
         context.inner.append((place, made))
         return _marker(len(context.inner) - 1)
 

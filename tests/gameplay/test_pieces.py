@@ -87,7 +87,7 @@ def test_a_reused_piece_that_differs_from_a_fresh_render_fails_loudly(settings):
     first = counted.fragment(dict(VIEW))
     key = ("root", "en")
     counted.store.put(key, pieces.Made(first.paths, first.digest, first.shell.replace("<span>", "<span>Bob"),
-                                       first.tag, first.inner))
+                                       first.inner))
     with pytest.raises(AssertionError, match="reads something it did not record"):
         counted.fragment(dict(VIEW))
 
@@ -108,3 +108,15 @@ def test_a_change_inside_a_piece_renders_that_piece_alone_in_the_same_shell():
     assert later.html == engines["django"].from_string(TEMPLATE).template.render(
         _context(dict(VIEW, names={"3": "Bea"}), pieces.REVISION)).replace(
         f'data-tag="{pieces.TAG}"', f'data-tag="{later.tag}"', 1)
+
+
+def test_a_piece_inside_a_piece_changes_the_outer_pieces_tag_which_a_push_sends_whole():
+    nested = ('<div id="root" data-tag="{{ tag }}">{% piece "outer" %}<section id="outer" data-tag="{{ tag }}">'
+              '{% piece "inner" %}<p id="inner" data-tag="{{ tag }}">{{ view.phase }}</p>{% endpiece %}'
+              '</section>{% endpiece %}</div>')
+    counted = Counted(nested)
+    first = counted.fragment(dict(VIEW))
+    later = counted.fragment(dict(VIEW, phase="mission"))
+    assert later.tag == first.tag  # the fragment's own shell: its pieces are sent apart
+    assert later.pieces["outer"][0] != first.pieces["outer"][0] and "mission" in later.pieces["outer"][1]
+    assert f'data-tag="{later.pieces["outer"][0]}"' in later.pieces["outer"][1]
