@@ -35,7 +35,7 @@ from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 from django.utils import translation
 
-from gameplay import presence, screens, socket_moves
+from gameplay import presence, pushes, socket_moves
 from gameplay.seats import session_devices
 from infra import limits
 from lobby import known_tables, notify
@@ -172,7 +172,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 SCREENS = ("phone", "board")
 
 
-def socket_screen(scope: dict) -> screens.Socket | None:
+def socket_screen(scope: dict) -> pushes.Socket | None:
     """What a socket's page shows (``?view=phone|board`` in its URL), and who it is: its session, language
     (as Django's LocaleMiddleware picks it for the page), CSRF cookie and address; None for numbers only."""
     query = scope.get("query_string", b"")
@@ -185,7 +185,7 @@ def socket_screen(scope: dict) -> screens.Socket | None:
     request.COOKIES = parse_cookie(headers.get("cookie", ""))
     request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
     session = scope.get("session")
-    return screens.Socket(
+    return pushes.Socket(
         kind=kind, session_key=getattr(session, "session_key", None) if session is not None else None,
         language=translation.get_language_from_request(request),
         csrf_secret=request.COOKIES.get(settings.CSRF_COOKIE_NAME, ""),
@@ -214,7 +214,7 @@ class Hub:
     """This event loop's table sockets, by table: the one member of each table's Channels group here.
 
     A push (``table.revision``, from ``lobby.notify``) is drawn for all of a table's sockets at once, one
-    call on the database thread (``screens.push_frames``); pushes of one table run one after another, the
+    call on the database thread (``pushes.push_frames``); pushes of one table run one after another, the
     newest waiting one replacing older ones. Heartbeats go through the channel layer to the hub's own
     channel every ``TableConsumer.heartbeat_seconds`` and out to every socket, marking phones present.
     """
@@ -328,7 +328,7 @@ class Hub:
                     framed.append(consumer)
         if framed:
             code = framed[0].code
-            texts = await database_sync_to_async(screens.push_frames)(
+            texts = await database_sync_to_async(pushes.push_frames)(
                 table_id, code, revision, [consumer.screen for consumer in framed])
             for consumer, (shown, text) in zip(framed, texts, strict=True):
                 consumer.pushed = max(consumer.pushed, shown)
@@ -362,7 +362,7 @@ class Hub:
         # screen of it without a move): one call on the database thread.
         tables = [(table_id, next(iter(sockets)).code) for table_id, sockets in self.tables.items() if sockets]
         try:
-            moved = await database_sync_to_async(screens.heartbeat_look)(marks, tables)
+            moved = await database_sync_to_async(pushes.heartbeat_look)(marks, tables)
         except Exception as error:  # presence unknown this time: the next heartbeat looks again
             logger.warning("presence check failed for the table sockets: %r", error)
             return

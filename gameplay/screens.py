@@ -7,20 +7,18 @@ data and nothing else. A fragment's tag is the digest of that context (a public 
 bytes), so what a fragment shows can change only when its tag does. The page view, the htmx GET and
 the socket push all call these functions: a pushed fragment is byte for byte what the GET shows (but
 for the per-render tokens: the CSRF token, a fresh mask of the same secret, and a move form's id).
-A push (:class:`TableRound`) renders a public fragment once per table revision and language for
-every screen of the table, and a seat's own fragment only when its tag moved.
+A public fragment is made once per table revision and language for every screen of the table (its pieces
+rendered again only when what they read changed: ``gameplay.pieces``), a seat's own fragment only when its
+tag moved. A push of these screens to a table's sockets: ``gameplay.pushes``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import import_module
 from typing import Any
@@ -194,19 +192,6 @@ class Fragment:
         if self.tokens and viewer is not None:
             context.update(csrf_token=viewer.csrf_token, move_id=uuid.uuid4().hex)
         return pieces.stamp(render_to_string(self.template, context).strip(), self.revision)
-
-
-def element_span(html: str, element_id: str) -> tuple[int, int] | None:
-    """Where the element with ``element_id`` starts and ends in ``html`` (its outer HTML), or None."""
-    found = re.search(rf'<([a-z][a-z0-9]*)\b[^>]*\bid="{re.escape(element_id)}"', html)
-    if found is None:
-        return None
-    name, depth = found.group(1), 0
-    for tag in re.finditer(rf"<(/?){name}\b[^>]*>", html[found.start():]):
-        depth += -1 if tag.group(1) else 1
-        if depth == 0:
-            return found.start(), found.start() + tag.end()
-    return None
 
 
 @dataclass
@@ -486,19 +471,11 @@ def phone_screen(now: TableNow, viewer: Viewer, *, note: str = "",
     """
     tag, shell, parts = made if made is not None else phone_tag(now, viewer)
     with translation.override(viewer.language):
-        html = _panel_html(now, viewer, shell, parts, note=note)
+        html = panel_html(now, viewer, shell, parts, note=note)
     return Screen(html, now.revision, tag)
 
 
-def move_answer(table: Table, game: Game, viewer: Viewer, *, note: str = "") -> Screen:
-    """The panel that answers a move, drawn from the push of the revision it made: the rows the move left
-    (``table`` with that revision, ``game`` as the move saved it), read no more for the answer and every
-    socket of this process, and its public fragments rendered once for both."""
-    found = ROUNDS_OF_THIS_PROCESS.offer(TableRound(TableNow(table, game)))
-    return phone_screen(found.now, viewer, note=note)
-
-
-def _panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment], *, note: str = "") -> SafeString:
+def panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment], *, note: str = "") -> SafeString:
     """The whole panel: the shell around its fragments, or the lobby (the element alone, no space around it)."""
     if not parts:
         context = {**_lobby_context(now, viewer), "note": note}
@@ -507,7 +484,7 @@ def _panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment
     return mark_safe(render_to_string("gameplay/_panel.html", context).strip())  # noqa: S308 (autoescaped)
 
 
-def _shape(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
+def shell_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
     """The shell's own tag: what it shows but for its fragments and the revision."""
     return digest([dict(shell, table=_table(shell["table"])), [p.id for p in parts], viewer.language])
 
@@ -515,7 +492,7 @@ def _shape(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
 def _screen_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
     """A screen's entity tag: its shell and every fragment's tag (the revision left out), and whether its
     forms can post (a CSRF token)."""
-    return f'"{digest([_shape(shell, parts, viewer), [p.tag for p in parts], viewer.can_post])}"'
+    return f'"{digest([shell_tag(shell, parts, viewer), [p.tag for p in parts], viewer.can_post])}"'
 
 
 # ---- The board and the moderator's drawer -------------------------------------------------------------
@@ -562,154 +539,3 @@ def moderator_screen(now: TableNow, viewer: Viewer) -> Screen:
     with translation.override(viewer.language):
         part = moderator_part(now, viewer)
         return Screen(part.render(viewer), now.revision, f'"{part.tag}"')
-
-
-# ---- A push: every screen of a table at one revision ------------------------------------------------
-
-@dataclass
-class Socket:
-    """What a table socket's page holds: its kind ("phone" or "board"), who it is, and the tags it was sent."""
-
-    kind: str
-    session_key: str | None
-    language: str
-    csrf_secret: str
-    url: str
-    sent: dict[str, str] = field(default_factory=dict)
-
-
-class TableRound:
-    """One push of a table at one revision, for the sockets of this process: the rows read once (``now``, which
-    makes each public fragment once per language, whichever socket asks first)."""
-
-    def __init__(self, now: TableNow) -> None:
-        self.now = now
-        self.revision = now.revision
-
-    def frame(self, socket: Socket, *, note: str = "", viewer: Viewer | None = None) -> dict:
-        """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
-
-        ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
-        its root id, when its shape changed: a game starts or ends, the lobby); ``t``: the tags of all the
-        screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
-        alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
-        ``note``: a phone's whole panel with this note above it (a move sent over the socket was refused).
-        ``viewer``: the socket's viewer when the caller has just read it from the session (else read here).
-        """
-        if viewer is None:
-            viewer = viewer_of_session(socket.session_key, language=socket.language,
-                                       csrf_secret=socket.csrf_secret, url=socket.url)
-        if viewer is None or (socket.kind == "phone" and not viewer.can_post):
-            socket.sent = {}
-            return {"v": self.revision}
-        with translation.override(viewer.language):
-            if socket.kind == "board":
-                parts = [self.now.board_fragment(viewer), moderator_part(self.now, viewer)]
-            else:
-                shell, parts = phone_parts(self.now, viewer)
-                shape = _shape(shell, parts, viewer) if parts else ""
-                if note or not shape or socket.sent.get(PHONE_ROOT) != shape:
-                    html = _panel_html(self.now, viewer, shell, parts, note=note)
-                    held = {key: piece[0] for part in parts for key, piece in part.pieces.items()}
-                    socket.sent = {PHONE_ROOT: shape, **held} if shape else {}
-                    return {"v": self.revision, "f": {PHONE_ROOT: html}}
-            frame: dict = {"v": self.revision, "f": {}, "t": {}}
-            for part in parts:
-                sendable = part.pieces
-                own = sendable[part.id][0]
-                inner = {key: value for key, value in sendable.items() if key != part.id}
-                if inner and own and socket.sent.get(part.id) == own:  # the same shell: the pieces that moved
-                    frame["f"].update({key: pieces.stamp(html, self.revision) for key, (tag, html) in inner.items()
-                                       if socket.sent.get(key) != tag})
-                    frame["t"].update({key: tag for key, (tag, _html) in sendable.items()})
-                else:
-                    if not own or socket.sent.get(part.id) != own:
-                        frame["f"][part.id] = part.render(viewer)
-                    frame["t"][part.id] = own  # its pieces come inside it
-                socket.sent.update({key: tag for key, (tag, _html) in sendable.items()})
-                if part.id == BOARD_ROOT and part.tag:
-                    frame["tag"] = f'"{part.tag}"'  # the board's entity tag, as its GET has it (board.js)
-            return frame
-
-
-ROUNDS = 512  # tables whose latest push this process keeps
-
-
-class _Rounds:
-    """The latest :class:`TableRound` of each table with sockets in this process (at most ``ROUNDS``)."""
-
-    def __init__(self) -> None:
-        self._rounds: OrderedDict[tuple[int, str], TableRound] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def at(self, table_id: int, code: str, revision: int) -> TableRound | None:
-        """The push of the table at ``revision`` or newer: read once, then shared by its sockets. Keyed by the
-        code too: a database made anew (tests) gives old ids to new tables, never an old code."""
-        key = (table_id, code)
-        with self._lock:
-            found = self._rounds.get(key)
-            if found is not None:
-                self._rounds.move_to_end(key)
-        if found is not None and found.revision >= revision:
-            return found
-        now = TableNow.read(table_id)
-        if now is None or now.table.code != code:
-            return None
-        return self.offer(TableRound(now))
-
-    def offer(self, made: TableRound, *, again: bool = False) -> TableRound:
-        """``made``, kept as its table's push unless one as new is kept already (then that one); ``again``: a
-        new look at the same revision (who is asleep changed) takes the place of the round it looks at."""
-        key = (made.now.table.pk, made.now.table.code)
-        with self._lock:
-            current = self._rounds.get(key)
-            if current is not None and (current.revision > made.revision or (
-                    current.revision == made.revision and not again)):
-                return current
-            self._rounds[key] = made
-            while len(self._rounds) > ROUNDS:
-                self._rounds.popitem(last=False)
-        return made
-
-
-ROUNDS_OF_THIS_PROCESS = _Rounds()
-
-
-def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
-    """The frame of a push of ``revision`` for ``socket`` (the number alone if the table is gone)."""
-    found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
-    if found is None:
-        return {"v": revision}
-    return found.frame(socket)
-
-
-def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
-    """At a heartbeat: mark the sockets' phones present (``marks``, ``presence.marks``), then
-    :func:`presence_moved` for their tables."""
-    presence.seen_all(marks)
-    return presence_moved(tables)
-
-
-def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
-    """Of these tables (id, code), those whose running game's asleep seats or seat-link notes (which expire) are no
-    longer what their latest push in this process showed, with its revision: each gets a new look at it
-    (:meth:`_Rounds.offer`), for a push of what changed on its screens."""
-    moved = []
-    for table_id, code in tables:
-        found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, 0)
-        running = found.now.running if found is not None else None
-        if found is None or running is None:
-            continue
-        if (presence.asleep_seats(running, table_id), handover_notes(running)) != (
-                found.now.asleep, found.now.handovers):
-            ROUNDS_OF_THIS_PROCESS.offer(TableRound(TableNow(found.now.table, running)), again=True)
-            moved.append((table_id, found.revision))
-    return moved
-
-
-def push_frames(table_id: int, code: str, revision: int, sockets: list[Socket]) -> list[tuple[int, str]]:
-    """A push of ``revision`` for each of a table's ``sockets`` in this process: (the revision it shows, its
-    frame as JSON text), drawn from one round (the rows read once; see :class:`TableRound`)."""
-    found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
-    frames = [found.frame(socket) if found is not None else {"v": revision} for socket in sockets]
-    return [(frame["v"], json.dumps(frame)) for frame in frames]

@@ -18,7 +18,8 @@ from django.utils import translation
 
 from gameplay import services
 from gameplay.forms import BadMoveForm, read_move_form
-from gameplay.screens import ROUNDS_OF_THIS_PROCESS, Socket, TableNow, TableRound, viewer_of_session
+from gameplay.pushes import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
+from gameplay.screens import TableNow, viewer_of_session
 from gameplay.services import MoveRefused
 from gameplay.views import refusal_answer
 from lobby.models import Table

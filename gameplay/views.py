@@ -27,13 +27,13 @@ from engines.registry import ENGINES, get_engine
 from gameplay import presence, services
 from gameplay.forms import BadMoveForm, read_move_form
 from gameplay.models import Game
+from gameplay.pushes import move_answer
 from gameplay.screens import (
     TableNow,
     Viewer,
     board_screen,
     ended_views,
     moderator_screen,
-    move_answer,
     phone_screen,
     phone_tag,
     viewer_of_request,

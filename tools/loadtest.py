@@ -49,7 +49,6 @@ from typing import Any, TypeVar
 
 import aiohttp
 
-from gameplay.screens import element_span
 from tools.chaos import (
     Browser,
     Form,
@@ -63,6 +62,20 @@ from tools.chaos import (
     sit_down,
     start_game,
 )
+
+
+def element_span(html: str, element_id: str) -> tuple[int, int] | None:
+    """Where the element with ``element_id`` starts and ends in ``html`` (its outer HTML), or None."""
+    found = re.search(rf'<([a-z][a-z0-9]*)\b[^>]*\bid="{re.escape(element_id)}"', html)
+    if found is None:
+        return None
+    name, depth = found.group(1), 0
+    for tag in re.finditer(rf"<(/?){name}\b[^>]*>", html[found.start():]):
+        depth += -1 if tag.group(1) else 1
+        if depth == 0:
+            return found.start(), found.start() + tag.end()
+    return None
+
 
 # The number a panel (phone ``#private-view``, board ``#public-view``) carries: the table revision it shows.
 REVISION = re.compile(rb'data-revision="(\d+)"')

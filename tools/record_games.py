@@ -9,7 +9,7 @@ starts, and each step a seat chosen by a seeded generator posts one of its legal
 window that waits for its clock alone is expired). After every step it records the engine state,
 every seat's view and legal actions, the public facts (public view, awaiting seats, window,
 countdown, outcome), and the push frame of every phone's socket, the public board's and the
-host's board with its drawer (``gameplay.screens.push_frame``); at the end, each seat's page, the
+host's board with its drawer (``gameplay.pushes.push_frame``); at the end, each seat's page, the
 board and the game's page; last, the pages no table holds (the rules, how ratings work) and every
 static file's digest by its URL path. Per-render tokens are taken out (CSRF masks, move ids, the
 server clock, deadlines, a game's date, replay links' keys and QR codes, the fragments' tags, which
@@ -73,7 +73,7 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
     from django.utils import timezone
 
     from engines.registry import get_engine
-    from gameplay import screens, services
+    from gameplay import pushes, services
     from gameplay.models import Game
     from gameplay.selectors import game_state
     from lobby.models import Player, Table
@@ -100,10 +100,10 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
     code = table.code
     engine = get_engine(engine_name)
 
-    def socket(client: Client | None, kind: str, language: str) -> screens.Socket:
+    def socket(client: Client | None, kind: str, language: str) -> pushes.Socket:
         session = client.cookies.get("sessionid") if client else None
         csrf = client.cookies.get("csrftoken") if client else None
-        return screens.Socket(kind=kind, session_key=session.value if session else None, language=language,
+        return pushes.Socket(kind=kind, session_key=session.value if session else None, language=language,
                               csrf_secret=csrf.value if csrf else "", url="http://testserver")
 
     pages = {f"phone{seat}": normalized(person.get(f"/t/{code}/").content.decode(), code)
@@ -130,7 +130,7 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
             "public": {"view": engine.view(state, None), "awaiting": sorted(engine.awaiting(state)),
                        "window": engine.window(state), "countdown": engine.countdown(state),
                        "outcome": engine.outcome(state)},
-            "frames": {name: _frame(screens.push_frame(table.pk, code, table.revision, one), code)
+            "frames": {name: _frame(pushes.push_frame(table.pk, code, table.revision, one), code)
                        for name, one in sockets.items()},
         })
         if game.status != Game.RUNNING or len(steps) > max_moves:

@@ -106,20 +106,20 @@ def test_an_unchanged_phone_panel_answers_304_for_4_statements_and_no_rendering(
 def test_the_public_board_is_rendered_once_per_push_for_every_board(playing, monkeypatch, client, settings):
     """Two boards' sockets (a tablet, a spectator's phone) get the same bytes from one rendering in a push; a
     board holding them gets 304 from its GET, rendering nothing; a move renders what changed once, for both."""
-    from gameplay import pieces, screens
+    from gameplay import pieces, pushes
 
     settings.SCREEN_PIECES_VERIFY = False  # it would render each reused fragment again: this test counts renders
     table, people, game = playing
     rendered = []
     original = pieces._render
     monkeypatch.setattr(pieces, "_render", lambda *args: rendered.append(1) or original(*args))
-    boards = [screens.Socket(kind="board", session_key=None, language="en", csrf_secret="", url="http://testserver")
+    boards = [pushes.Socket(kind="board", session_key=None, language="en", csrf_secret="", url="http://testserver")
               for _ in range(2)]
     table.refresh_from_db()
-    first = screens.push_frame(table.pk, table.code, table.revision, boards[0])
+    first = pushes.push_frame(table.pk, table.code, table.revision, boards[0])
     assert rendered
     rendered.clear()
-    second = screens.push_frame(table.pk, table.code, table.revision, boards[1])
+    second = pushes.push_frame(table.pk, table.code, table.revision, boards[1])
     assert rendered == [] and first["f"]["public-view"] == second["f"]["public-view"]
     url = f"/t/{table.code}/board/"
     tag = first["tag"]  # the board's entity tag, as its GET has it
@@ -128,10 +128,10 @@ def test_the_public_board_is_rendered_once_per_push_for_every_board(playing, mon
     (leader,) = awaited_movers(game)
     people[leader].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, leader)[0]))
     table.refresh_from_db()
-    later = screens.push_frame(table.pk, table.code, table.revision, boards[0])
+    later = pushes.push_frame(table.pk, table.code, table.revision, boards[0])
     assert rendered and later["f"] and later["tag"] != first["tag"]
     count = len(rendered)
-    again = screens.push_frame(table.pk, table.code, table.revision, boards[1])
+    again = pushes.push_frame(table.pk, table.code, table.revision, boards[1])
     assert len(rendered) == count and again["f"] == later["f"]
 
 

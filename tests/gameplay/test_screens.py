@@ -17,7 +17,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
-from gameplay import screens
+from gameplay import pushes
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from tests.conftest import Guest, start
@@ -37,11 +37,11 @@ def assemble(page: str, frame: dict) -> str:
     return assembled
 
 
-def socket_of(guest: Guest | None, kind: str, language: str) -> screens.Socket:
+def socket_of(guest: Guest | None, kind: str, language: str) -> pushes.Socket:
     cookies = guest.client.cookies if guest is not None else {}
     session = cookies.get("sessionid")
     csrf = cookies.get("csrftoken")
-    return screens.Socket(kind=kind, session_key=session.value if session else None, language=language,
+    return pushes.Socket(kind=kind, session_key=session.value if session else None, language=language,
                           csrf_secret=csrf.value if csrf else "", url="http://testserver")
 
 
@@ -52,14 +52,14 @@ def htmx_get(guest: Guest | None, path: str, language: str) -> str:
     return answer.content.decode()
 
 
-def phones_open(table, people: list[Guest]) -> list[screens.Socket]:
+def phones_open(table, people: list[Guest]) -> list[pushes.Socket]:
     """Every phone's page loaded (its cookies set) and its socket sent its first frame (the whole panel)."""
     for person in people:
         person.get(f"/t/{table.code}/")
     sockets = [socket_of(person, "phone", "en") for person in people]
     table.refresh_from_db()
     for socket in sockets:
-        screens.push_frame(table.pk, table.code, table.revision, socket)
+        pushes.push_frame(table.pk, table.code, table.revision, socket)
     return sockets
 
 
@@ -79,11 +79,11 @@ def test_frames_assembled_on_each_page_equal_its_get_for_many_states(table_with,
     sockets = [socket_of(person, "phone", language) for person in people]
     board_socket = socket_of(None, "board", language)
     for seat, socket in enumerate(sockets):  # each socket's first frame: the whole panel
-        frame = screens.push_frame(table.pk, table.code, 0, socket)
+        frame = pushes.push_frame(table.pk, table.code, 0, socket)
         assert set(frame["f"]) == {"private-view"}
         pages[seat] = assemble(pages[seat], frame)
     board_page = htmx_get(None, f"/t/{table.code}/board/", language)
-    screens.push_frame(table.pk, table.code, 0, board_socket)
+    pushes.push_frame(table.pk, table.code, 0, board_socket)
     for _ in range(12):
         game.refresh_from_db()
         if game.over or not awaited_movers(game):  # a silent window waits for its clock alone
@@ -91,11 +91,11 @@ def test_frames_assembled_on_each_page_equal_its_get_for_many_states(table_with,
         one_move(game, people, table)
         table.refresh_from_db()
         for seat, (person, socket) in enumerate(zip(people, sockets, strict=True)):
-            frame = screens.push_frame(table.pk, table.code, table.revision, socket)
+            frame = pushes.push_frame(table.pk, table.code, table.revision, socket)
             get = htmx_get(person, f"/t/{table.code}/", language)
             pages[seat] = assemble(pages[seat], frame)
             assert normalized(pages[seat].encode()) == normalized(get.encode()), (seat, sorted(frame.get("f", {})))
-        frame = screens.push_frame(table.pk, table.code, table.revision, board_socket)
+        frame = pushes.push_frame(table.pk, table.code, table.revision, board_socket)
         # The board's GET is its public partial; the drawer beside it comes in the same frame.
         public = {key: {k: v for k, v in frame[key].items() if k != "moderator-view"} for key in ("f", "t")}
         board_page = assemble(board_page, {"v": frame["v"], **public})
@@ -114,7 +114,7 @@ def test_a_vote_sends_the_public_head_to_every_phone_and_a_private_fragment_to_t
     voter = awaited_movers(game)[0]
     people[voter].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, voter)[0]))
     table.refresh_from_db()
-    frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+    frames = [pushes.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
     for seat, frame in enumerate(frames):
         assert ("pv-seat" in frame["f"]) == (seat == voter), (seat, sorted(frame["f"]))
         assert "pv-head" in frame["f"]
@@ -133,11 +133,11 @@ def test_a_socket_whose_session_ended_gets_the_number_alone(table_with):
     leaving = people[next(seat for seat in range(1, 5) if seat not in awaited_movers(game))]
     leaving.get(f"/t/{table.code}/")
     socket = socket_of(leaving, "phone", "en")
-    assert screens.push_frame(table.pk, table.code, 0, socket)["f"]
+    assert pushes.push_frame(table.pk, table.code, 0, socket)["f"]
     leaving.client.logout()
     one_move(game, people, table)
     table.refresh_from_db()
-    assert screens.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
+    assert pushes.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
 
 
 def test_a_phone_without_its_csrf_cookie_gets_the_number_alone(table_with):
@@ -147,7 +147,7 @@ def test_a_phone_without_its_csrf_cookie_gets_the_number_alone(table_with):
     socket = socket_of(people[1], "phone", "en")
     socket.csrf_secret = ""
     table.refresh_from_db()
-    assert screens.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
+    assert pushes.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
 
 
 def test_a_pushed_csrf_token_posts_a_move(table_with):
@@ -159,11 +159,11 @@ def test_a_pushed_csrf_token_posts_a_move(table_with):
     strict = Client(enforce_csrf_checks=True)
     strict.cookies = person.client.cookies
     strict.get(f"/t/{table.code}/")
-    socket = screens.Socket(
+    socket = pushes.Socket(
         kind="phone", session_key=strict.cookies["sessionid"].value, language="en",
         csrf_secret=strict.cookies["csrftoken"].value, url="http://testserver")
     table.refresh_from_db()
-    frame = screens.push_frame(table.pk, table.code, table.revision, socket)
+    frame = pushes.push_frame(table.pk, table.code, table.revision, socket)
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', frame["f"]["private-view"]).group(1)
     data = {**move_data(game, legal(game, leader)[0]), "csrfmiddlewaretoken": token}
     assert strict.post(f"/t/{table.code}/move/", data, HTTP_HX_REQUEST="true").status_code == 200
@@ -186,7 +186,7 @@ def test_reads_never_expire_a_window_the_poll_does(table_with):
     htmx_get(None, f"/t/{table.code}/board/", "en")
     people[1].get(f"/t/{table.code}/")
     table.refresh_from_db()
-    screens.push_frame(table.pk, table.code, table.revision + 1, socket_of(people[1], "phone", "en"))
+    pushes.push_frame(table.pk, table.code, table.revision + 1, socket_of(people[1], "phone", "en"))
     assert Game.objects.get(pk=game.pk).version == version
     assert people[1].get(f"/t/{table.code}/rev/").status_code == 200
     assert Game.objects.get(pk=game.pk).version == version + 1
@@ -244,7 +244,7 @@ def test_a_coup_move_or_answer_sends_no_own_part_to_a_seat_whose_cards_and_moves
         answer = people[seat].htmx_post(f"/t/{table.code}/move/", move_data(game, action))
         assert answer.status_code == 200, answer.content[:300]
         table.refresh_from_db()
-        frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+        frames = [pushes.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
         assert len({head_sent(frame) for frame in frames}) == 1  # the public status: one for every phone
         assert "data-peek" not in head_sent(frames[0])
         return frames
@@ -282,7 +282,7 @@ def test_at_good_cop_bad_cop_a_move_that_leaves_another_seats_own_situation_alon
     answer = people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, mover)[0]))
     assert answer.status_code == 200, answer.content[:300]
     table.refresh_from_db()
-    frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+    frames = [pushes.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
     for seat, frame in enumerate(frames):
         assert ("pv-seat" in frame["f"]) == (seat == mover), (seat, sorted(frame["f"]))
     assert len({head_sent(frame) for frame in frames}) == 1
@@ -304,13 +304,13 @@ def test_at_the_health_edition_a_turn_step_sends_no_own_part_to_the_seats_that_w
     assert game_state(game)["phase"] == "draw"
     table.refresh_from_db()
     for socket in sockets:
-        screens.push_frame(table.pk, table.code, table.revision, socket)
+        pushes.push_frame(table.pk, table.code, table.revision, socket)
     (mover,) = awaited_movers(game)
     one_move(game, people, table)
     game.refresh_from_db()
     assert game_state(game)["phase"] == "act"
     table.refresh_from_db()
-    frames = [screens.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
+    frames = [pushes.push_frame(table.pk, table.code, table.revision, socket) for socket in sockets]
     for seat, frame in enumerate(frames):
         assert ("pv-seat" in frame["f"]) == (seat == mover), (seat, sorted(frame["f"]))
         assert head_sent(frame)

@@ -18,6 +18,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
+from gameplay import pushes
 from gameplay.selectors import game_state
 from gameplay.services import move_submit
 from tests.conftest import Guest, start
@@ -188,20 +189,20 @@ def a_move_any(table, people, game) -> None:
 @pytest.mark.django_db
 def test_one_push_reads_the_table_once_for_every_socket_of_a_process(table_with, django_assert_num_queries):
     """The first socket of a push reads the table, its game and seats; the others read nothing of them."""
-    from gameplay import screens
+    from gameplay import pushes
 
     table, people = table_with(5)
     start(table, people[0])
     for person in people:
         person.get(f"/t/{table.code}/")
-    sockets = [screens.Socket(kind="phone", session_key=p.client.cookies["sessionid"].value, language="en",
+    sockets = [pushes.Socket(kind="phone", session_key=p.client.cookies["sessionid"].value, language="en",
                               csrf_secret=p.client.cookies["csrftoken"].value, url="http://testserver")
                for p in people]
     table.refresh_from_db()
-    screens.push_frame(table.pk, table.code, table.revision, sockets[0])
+    pushes.push_frame(table.pk, table.code, table.revision, sockets[0])
     with django_assert_num_queries(0):  # sessions come from the cache; the rows from this push
         for one in sockets[1:]:
-            assert screens.push_frame(table.pk, table.code, table.revision, one)["f"]
+            assert pushes.push_frame(table.pk, table.code, table.revision, one)["f"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -227,16 +228,16 @@ def test_a_push_leaves_presence_to_the_socket(table_with):
     """A push is not the browser asking: it marks nobody present (a phone's socket and its requests do)."""
     from django.core.cache import cache
 
-    from gameplay import presence, screens
+    from gameplay import presence
 
     table, people = table_with(5)
     game = start(table, people[0])
     people[1].get(f"/t/{table.code}/")
     cache.clear()
-    socket = screens.Socket(kind="phone", session_key=people[1].client.cookies["sessionid"].value, language="en",
+    socket = pushes.Socket(kind="phone", session_key=people[1].client.cookies["sessionid"].value, language="en",
                             csrf_secret=people[1].client.cookies["csrftoken"].value, url="http://testserver")
     table.refresh_from_db()
-    assert ROLE in screens.push_frame(table.pk, table.code, table.revision, socket)["f"]["private-view"]
+    assert ROLE in pushes.push_frame(table.pk, table.code, table.revision, socket)["f"]["private-view"]
     assert presence.quiet_for(game, table.pk)[1] == float("inf")
     people[1].client.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true")
     assert presence.quiet_for(game, table.pk)[1] < 5

@@ -4,7 +4,7 @@ It seats ``--phones`` guests at an Inside Job table through the app's own pages 
 client: guest sign-in, the table, joining, the host's start), then pushes ``--pushes`` times, each
 after a real move (``--moves``: "vote" plays the vote window's answers one by one, a new proposal
 when it closes; "none" moves only the revision, so every fragment stays as it was): every phone's
-socket and the board's get their frame as JSON text from ``gameplay.screens.push_frames``, exactly as
+socket and the board's get their frame as JSON text from ``gameplay.pushes.push_frames``, exactly as
 the socket hub draws a table's frames. It prints the CPU time of a whole push (best, quartile, median)
 and per screen, and the frames' size per screen. Moves are not counted in the push's time.
 Nothing stays behind: every row is written in a transaction that is rolled back at the end.
@@ -23,8 +23,8 @@ from django.db.models import F
 from django.test import Client
 
 from engines.registry import get_engine
-from gameplay import screens
 from gameplay.models import Game
+from gameplay.pushes import Socket, push_frames
 from gameplay.selectors import game_state
 from gameplay.services import game_start, move_submit
 from lobby.models import Table
@@ -34,12 +34,12 @@ class _Rollback(Exception):
     pass
 
 
-def _socket(client: Client | None, kind: str) -> screens.Socket:
+def _socket(client: Client | None, kind: str) -> Socket:
     """A table socket as the browser of ``client`` opens it (None: a board without a session)."""
     cookies = client.cookies if client is not None else {}
     session = cookies.get("sessionid")
     csrf = cookies.get("csrftoken")
-    return screens.Socket(kind=kind, session_key=session.value if session else None, language="en",
+    return Socket(kind=kind, session_key=session.value if session else None, language="en",
                           csrf_secret=csrf.value if csrf else "", url="http://testserver")
 
 
@@ -64,7 +64,7 @@ def seat_table(phones: int) -> tuple[str, list[Client]]:
 
 
 class Command(BaseCommand):
-    help = "CPU time of one push to a table's phones and board (gameplay.screens.push_frames), in process."
+    help = "CPU time of one push to a table's phones and board (gameplay.pushes.push_frames), in process."
 
     def add_arguments(self, parser):
         parser.add_argument("--phones", type=int, default=7)
@@ -115,7 +115,7 @@ class Command(BaseCommand):
                 table.update(revision=F("revision") + 1)
             revision = table.values_list("revision", flat=True).get()
             started = time.process_time()
-            texts = [text for _shown, text in screens.push_frames(table_id, code, revision, sockets)]
+            texts = [text for _shown, text in push_frames(table_id, code, revision, sockets)]
             spent = time.process_time() - started
             frames = [json.loads(text) for text in texts]
             if any("f" not in frame for frame in frames):
