@@ -251,13 +251,16 @@ class TrackingContext(Context):
 
     reads: Reads
     outer: int
+    language: str  # the language it is rendered in (its pieces' key in the store)
     store: Store | None
     entry: dict  # the piece's context as plain data (what its outer names hold)
     inner: list[tuple[Inner, Made]]
 
     @classmethod
-    def around(cls, entry: dict, reads: Reads, store: Store | None, template: Any = None) -> TrackingContext:
+    def around(cls, entry: dict, reads: Reads, store: Store | None, template: Any = None,
+               language: str = "") -> TrackingContext:
         made = cls(entry)
+        made.language = language
         made.template = template
         made.reads = reads
         made.outer = len(made.dicts)
@@ -337,12 +340,15 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"a piece read a value that is not plain data: {type(value).__name__}")
 
 
-def _digest(values: list) -> str | None:
+def _seen(values: list) -> str | None:
+    """What a render read, as text to compare the next time with (``repr``: for plain data, a different value
+    gives a different text, ``1``, ``1.0`` and ``True`` included), or None when it read what is not plain data
+    (then the piece is rendered every time)."""
     try:
-        text = json.dumps(values, sort_keys=True, default=_json_default, separators=(",", ":"))
+        json.dumps(values, default=_json_default)
     except (TypeError, ValueError):
-        return None  # not plain data: this piece is rendered every time
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        return None
+    return repr(values)
 
 
 @dataclass(frozen=True)
@@ -363,13 +369,13 @@ class Inner:
 
 @dataclass(frozen=True)
 class Made:
-    """A piece as last rendered: what it read itself (paths and their digest), its bytes with a marker for each
-    inner piece (``shell``), and its inner pieces as they were made. ``whole``: a piece inside a fragment,
-    which a push sends whole (its tag the digest of all its bytes); a fragment's own tag is its shell's, as a
-    push sends the pieces inside it apart."""
+    """A piece as last rendered: what it read itself (paths and what they held, :func:`_seen`), its bytes with a
+    marker for each inner piece (``shell``), and its inner pieces as they were made. ``whole``: a piece inside a
+    fragment, which a push sends whole (its tag the digest of all its bytes); a fragment's own tag is its shell's,
+    as a push sends the pieces inside it apart."""
 
     paths: tuple[tuple, ...]
-    digest: str | None
+    seen: str | None
     shell: str
     inner: tuple[tuple[Inner, Made], ...] = ()
     whole: bool = False
@@ -435,32 +441,34 @@ STORES = _Stores()
 
 
 def made_piece(piece_id: str, store: Store | None, entry: dict, render: Callable[[Context], str],
-               template: Any = None, *, whole: bool = False) -> Made:
+               template: Any = None, *, whole: bool = False, language: str | None = None) -> Made:
     """The piece ``piece_id`` for its context ``entry`` (plain data), from ``store`` when nothing it read has
     changed since its last render (its inner pieces checked, and made again, alone), else rendered by ``render``
     (given a context that records reads) and kept. Without a store it is simply rendered."""
-    key = (piece_id, translation.get_language() or "")
+    language = (translation.get_language() or "") if language is None else language
+    key = (piece_id, language)
     known = store.get(key) if store is not None else None
-    if known is None or known.digest is None or _digest([_walk(entry, path) for path in known.paths]) != known.digest:
-        made = _render(entry, store, render, template, whole)
+    if known is None or known.seen is None or repr([_walk(entry, path) for path in known.paths]) != known.seen:
+        made = _render(entry, store, render, template, whole, language)
     else:
         inner = tuple((place, made_piece(place.id, store, place.entry(entry), place.render, place.template,
-                                         whole=True)) for place, _made in known.inner)
+                                         whole=True, language=language)) for place, _made in known.inner)
         if all(now is then for (_place, now), (_place2, then) in zip(inner, known.inner, strict=True)):
             return known
-        made = Made(known.paths, known.digest, known.shell, inner, known.whole)  # the same shell, new pieces in it
+        made = Made(known.paths, known.seen, known.shell, inner, known.whole)  # the same shell, new pieces in it
     if store is not None:
         store.put(key, made)
     return made
 
 
-def _render(entry: dict, store: Store | None, render: Callable[[Context], str], template: Any, whole: bool) -> Made:
+def _render(entry: dict, store: Store | None, render: Callable[[Context], str], template: Any, whole: bool,
+            language: str) -> Made:
     reads = Reads()
-    tracking = TrackingContext.around(entry, reads, store, template)
+    tracking = TrackingContext.around(entry, reads, store, template, language)
     with tracking.push(tag=TAG, revision=REVISION, server_now=SERVER_NOW):  # what leaves as placeholders
         shell = render(tracking)
     paths = tuple(reads.paths)
-    return Made(paths, _digest([reads.paths[path] for path in paths]), shell, tuple(tracking.inner), whole)
+    return Made(paths, _seen([reads.paths[path] for path in paths]), shell, tuple(tracking.inner), whole)
 
 
 def _marker(number: int) -> str:
@@ -468,14 +476,16 @@ def _marker(number: int) -> str:
     return "\x00" + "".join(chr(ord("a") + int(digit)) for digit in str(number)) + "\x00"
 
 
-def render_fragment(fragment_id: str, store: Store | None, context: dict, render: Callable[[Context], str]) -> Made:
+def render_fragment(fragment_id: str, store: Store | None, context: dict, render: Callable[[Context], str],
+                    language: str | None = None) -> Made:
     """A public fragment (itself a piece) with its inner pieces, from ``store`` where nothing they read changed.
     ``render`` renders the fragment's template with the Context it is given (one that records reads)."""
-    known = store.get((fragment_id, translation.get_language() or "")) if store is not None else None
-    made = made_piece(fragment_id, store, context, render)
+    language = language or translation.get_language() or ""
+    known = store.get((fragment_id, language)) if store is not None else None
+    made = made_piece(fragment_id, store, context, render, language=language)
     reused = known is not None and (made is known or made.shell == known.shell)  # some of it not rendered now
     if reused and getattr(settings, "SCREEN_PIECES_VERIFY", False):
-        fresh = made_piece(fragment_id, None, context, render)
+        fresh = made_piece(fragment_id, None, context, render, language=language)
         if fresh.html != made.html:
             raise AssertionError(f"piece {fragment_id} was reused but reads something it did not record:\n"
                                  f"kept:  {made.html[:3000]}\nfresh: {fresh.html[:3000]}")
@@ -507,7 +517,8 @@ class PieceNode(template.Node):
             return native(html) if native is not None else html  # as the {% nativedigits %} around it would
 
         place = Inner(piece_id, context.names(), render, context.template)
-        made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template, whole=True)
+        made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template, whole=True,
+                          language=context.language)
         context.inner.append((place, made))
         return _marker(len(context.inner) - 1)
 

@@ -155,6 +155,7 @@ class Fragment:
     tagged: bool = True
     store: pieces.Store | None = None
     tag_from: list | None = None
+    language: str = ""  # the language it is made in, where its maker knew it (else the current one)
 
     @cached_property
     def tag(self) -> str:
@@ -162,7 +163,7 @@ class Fragment:
             return ""
         if self.public:
             return self._public[1]
-        return digest([self.template, translation.get_language(),
+        return digest([self.template, self.language or translation.get_language(),
                        self.context if self.tag_from is None else self.tag_from])
 
     @property
@@ -177,7 +178,7 @@ class Fragment:
     @cached_property
     def _public(self) -> tuple[SafeString, str, dict[str, tuple[str, str]]]:
         """A public fragment as a piece: its bytes, its tag (the digest of its pieces' tags) and its pieces."""
-        made = pieces.render_fragment(self.id, self.store, self.context, self._render_in)
+        made = pieces.render_fragment(self.id, self.store, self.context, self._render_in, self.language or None)
         inner = made.pieces
         tag = digest([made.tag, [piece[0] for piece in inner.values()]]) if inner else made.tag
         return mark_safe(made.html), tag, {self.id: (made.tag, made.html), **inner}  # noqa: S308 (autoescaped)
@@ -218,9 +219,10 @@ class TableNow:
         self._table_infos: dict[str, dict] = {}
         self._shared: dict[str, str] = {}
 
-    def info(self) -> dict:
-        """The latest game's public facts (``game_public_info``) in the current language, made once per language."""
-        language = translation.get_language()
+    def info(self, language: str | None = None) -> dict:
+        """The latest game's public facts (``game_public_info``) in ``language`` (else the current one), made once
+        per language. (Each of these takes the language where its caller knows it: asking Django costs more.)"""
+        language = language or translation.get_language()
         if language not in self._infos:
             self._infos[language] = game_public_info(self.game)
         return self._infos[language]
@@ -267,20 +269,18 @@ class TableNow:
             self._views[seat] = get_engine(self.game.engine).view(self.state, seat)
         return self._views[seat]
 
-    @property
-    def table_info(self) -> dict:
-        """``lobby.context.table_info`` of the table in the current language (its title is translated), made once."""
-        language = translation.get_language()
+    def table_info(self, language: str | None = None) -> dict:
+        """``lobby.context.table_info`` of the table in ``language`` (its title is translated), made once."""
+        language = language or translation.get_language()
         if language not in self._table_infos:
             self._table_infos[language] = table_info(self.table)
         return self._table_infos[language]
 
-    @property
-    def table_ctx(self) -> dict:
-        """The table as a fragment names it, in the current language (its title is translated), made once."""
-        language = translation.get_language()
+    def table_ctx(self, language: str | None = None) -> dict:
+        """The table as a fragment names it, in ``language`` (its title is translated), made once."""
+        language = language or translation.get_language()
         if language not in self._tables:
-            self._tables[language] = _table(self.table_info)
+            self._tables[language] = _table(self.table_info(language))
         return self._tables[language]
 
     @cached_property
@@ -289,39 +289,39 @@ class TableNow:
 
     def board_fragment(self, viewer: Viewer) -> Fragment:
         """The public board in the current language, made once (and for a viewer's address between games)."""
-        key = (translation.get_language(), viewer.base_url if self.running is None else "")
+        key = (viewer.language, viewer.base_url if self.running is None else "")
         if key not in self._boards:
             self._boards[key] = board_part(self, viewer)
         return self._boards[key]
 
-    def shared_digest(self) -> str:
+    def shared_digest(self, language: str | None = None) -> str:
         """The digest of what every phone's own part and tools show alike (the table, the game row's public
-        facts, the seats, the game's templates), in the current language, made once: their tags add their own."""
-        language = translation.get_language()
+        facts, the seats, the game's templates), in ``language``, made once: their tags add their own."""
+        language = language or translation.get_language()
         if language not in self._shared:
-            board, info = self.game_ctx(None), self.info()
+            board, info = self.game_ctx(None), self.info(language)
             self._shared[language] = digest([
-                self.table_ctx, {key: info[key] for key in SEAT_GAME_KEYS}, self.move_url,
+                self.table_ctx(language), {key: info[key] for key in SEAT_GAME_KEYS}, self.move_url,
                 {key: value for key, value in board.items() if key not in ("view", "me", "version", "window")}])
         return self._shared[language]
 
-    def phone_public(self) -> dict[str, Fragment]:
-        """The phone panel's public fragments in the current language (the same for every phone), made once."""
-        language = translation.get_language()
+    def phone_public(self, language: str | None = None) -> dict[str, Fragment]:
+        """The phone panel's public fragments in ``language`` (the same for every phone), made once."""
+        language = language or translation.get_language()
         if language not in self._phone_public:
-            info, board = self.info(), self.game_ctx(None)
+            info, board = self.info(language), self.game_ctx(None)
             made = {"pv-head": Fragment("pv-head", "gameplay/_phone_head.html", {
-                "table": self.table_ctx, "game": info, "names": board["names"], "asleep": self.asleep,
+                "table": self.table_ctx(language), "game": info, "names": board["names"], "asleep": self.asleep,
                 "handovers": self.handovers, "status_template": board["status_template"], "view": board["view"],
-            }, public=True, store=self.store)}
+            }, public=True, store=self.store, language=language)}
             if board["public_template"]:
                 made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.html", {
                     "template": board["public_template"], "view": board["view"], "seats": board["seats"],
                     "names": board["names"], "log_template": board["log_template"],
-                }, public=True, store=self.store)
+                }, public=True, store=self.store, language=language)
             made["pv-reference"] = Fragment("pv-reference", "gameplay/_phone_reference.html", {
                 "engine": self.game.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
-            }, public=True, store=self.store)
+            }, public=True, store=self.store, language=language)
             self._phone_public[language] = made
         return self._phone_public[language]
 
@@ -404,12 +404,13 @@ def _table(table: Table | dict) -> dict:
 def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     """The phone panel's shell context and its fragments (none: the shell is the whole panel, the lobby)."""
     table, running = now.table, now.running
-    shell: dict = {"table": now.table_info, "running": running is not None}
+    language = viewer.language
+    shell: dict = {"table": now.table_info(language), "running": running is not None}
     if running is None:
         return shell, []
     seat = game_seat_of(game=running, player=viewer.player_id, devices=viewer.devices)
-    public = now.phone_public()
-    info = now.info()
+    public = now.phone_public(language)
+    info = now.info(language)
     is_host = viewer.hosts(table)
     awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
                and not info["paused"])
@@ -417,9 +418,9 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     ctx = now.game_ctx(seat, own=seat is not None)
     away = seat is None and moved_away(running, viewer.player_id, viewer.devices)
     mine = Fragment("pv-seat", "gameplay/_phone_seat.html", {
-        "table": now.table_ctx, "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited, "moved_away": away,
-        "move_url": now.move_url,
-    }, tokens=True, tag_from=[now.shared_digest(), seat, awaited, away,
+        "table": now.table_ctx(language), "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited,
+        "moved_away": away, "move_url": now.move_url,
+    }, tokens=True, language=language, tag_from=[now.shared_digest(language), seat, awaited, away,
                                [ctx[key] for key in ("view", "me", "version", "window")], ctx.get("ended_views")])
     parts = [public["pv-head"], mine]
     if seat is not None and "pv-table" in public:
@@ -429,8 +430,8 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
         tools = {"seats": board["seats"], "asleep": now.asleep, "night": now.night} if is_host else {
             "seats": [], "asleep": [], "night": None}
         parts.append(Fragment("pv-tools", "gameplay/_phone_tools.html", {
-            "table": now.table_ctx, "game": game, "game_seat": seat, "is_host": is_host, **tools,
-        }, tokens=True, tag_from=[now.shared_digest(), seat, is_host, tools]))
+            "table": now.table_ctx(language), "game": game, "game_seat": seat, "is_host": is_host, **tools,
+        }, tokens=True, language=language, tag_from=[now.shared_digest(language), seat, is_host, tools]))
     if seat is not None:
         parts.append(public["pv-reference"])
     return shell, parts
@@ -446,7 +447,7 @@ def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
     if latest is not None:
         seat = game_seat_of(game=latest, player=viewer.player_id, devices=viewer.devices)
         ctx = dict(now.game_ctx(seat), move_id=uuid.uuid4().hex)
-        context["game"] = now.info()
+        context["game"] = now.info(viewer.language)
         if seat is None:
             context["last_game"] = ctx
         else:
@@ -508,12 +509,13 @@ def board_part(now: TableNow, viewer: Viewer) -> Fragment:
         context.update({"table_seats": seat_names(table), **join_link_for(viewer.base_url, table)})
     if latest is not None:
         context["game_ctx"] = now.game_ctx(None)
-        context["game"] = now.info()
+        context["game"] = now.info(viewer.language)
         if running is not None:
             context["asleep"] = now.asleep
             context["handovers"] = now.handovers
     return Fragment(BOARD_ROOT, "gameplay/_board.html", context, public=True, revision=now.revision,
-                    tagged=running is not None, store=now.store if running is not None else None)
+                    tagged=running is not None, store=now.store if running is not None else None,
+                    language=viewer.language)
 
 
 def board_screen(now: TableNow, viewer: Viewer) -> Screen:

@@ -86,7 +86,7 @@ def test_a_reused_piece_that_differs_from_a_fresh_render_fails_loudly(settings):
     counted = Counted()
     first = counted.fragment(dict(VIEW))
     key = ("root", "en")
-    counted.store.put(key, pieces.Made(first.paths, first.digest, first.shell.replace("<span>", "<span>Bob"),
+    counted.store.put(key, pieces.Made(first.paths, first.seen, first.shell.replace("<span>", "<span>Bob"),
                                        first.inner))
     with pytest.raises(AssertionError, match="reads something it did not record"):
         counted.fragment(dict(VIEW))
