@@ -229,24 +229,37 @@ class Hub:
         self._waiting: dict[int, tuple[int, str, bool]] = {}
         self._drawing: set[int] = set()
         self._newest: dict[int, int] = {}  # the newest revision drawn for each table
+        self._draws: set[asyncio.Task] = set()  # held: the loop keeps only weak references to its tasks
+        self._starting: asyncio.Lock | None = None
         self.layer: Any = None
 
     async def join(self, consumer: TableConsumer) -> bool:
-        """Hold ``consumer``; False when the channel layer cannot be reached (the socket closes)."""
-        if not self._tasks:
-            self.layer = get_channel_layer()  # the one instance its channel belongs to, while the hub runs
-            try:
-                self.channel = await asyncio.wait_for(self.layer.new_channel(prefix="tables"), LAYER_TIMEOUT_SECONDS)
-            except Exception as error:  # any layer failure means "the push path is down"
-                logger.warning("channel layer new_channel failed for the table hub: %r", error)
+        """Hold ``consumer``; False when the channel layer cannot be reached (the socket closes).
+
+        The first socket starts the hub (its channel, reader and heartbeat), one start at a time: sockets that
+        connect together must not each make a channel, as the groups joined to a channel whose reader was
+        dropped would get no push again."""
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if not self._tasks and not await self._start():
                 return False
-            self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._beat())]
         sockets = self.tables.setdefault(consumer.table_id, set())
         if not sockets and not await self._layer("group_add", notify.group_name(consumer.table_id), self.channel):
             self.tables.pop(consumer.table_id, None)
             await self._idle()
             return False
         sockets.add(consumer)
+        return True
+
+    async def _start(self) -> bool:
+        self.layer = get_channel_layer()  # the one instance its channel belongs to, while the hub runs
+        try:
+            self.channel = await asyncio.wait_for(self.layer.new_channel(prefix="tables"), LAYER_TIMEOUT_SECONDS)
+        except Exception as error:  # any layer failure means "the push path is down"
+            logger.warning("channel layer new_channel failed for the table hub: %r", error)
+            return False
+        self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._beat())]
         return True
 
     async def leave(self, consumer: TableConsumer) -> None:
@@ -296,7 +309,9 @@ class Hub:
         # (a newer push waiting already: its round looks at who is asleep afresh)
         if table_id not in self._drawing:
             self._drawing.add(table_id)
-            asyncio.get_running_loop().create_task(self._draw(table_id))
+            task = asyncio.get_running_loop().create_task(self._draw(table_id))
+            self._draws.add(task)
+            task.add_done_callback(self._draws.discard)
 
     async def _draw(self, table_id: int) -> None:
         try:

@@ -16,6 +16,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from gameplay import consumers
 from gameplay.services import move_submit
+from lobby import notify
 from lobby.known_tables import KNOWN_KEY
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal, submit_status
@@ -268,3 +269,41 @@ async def test_a_look_at_who_is_asleep_never_takes_the_place_of_a_newer_push_wai
     assert hub._waiting[1] == (5, "d1", True)
     hub.pushed(1, 6, "")
     assert hub._waiting[1] == (6, "", False)
+
+
+async def test_sockets_that_connect_together_start_one_hub_and_every_table_gets_its_pushes(monkeypatch):
+    """The first sockets of a process connect at once: the hub makes one channel and one reader, not one each
+    (a group joined to a second channel, whose reader was then dropped, heard no push again)."""
+    layer = channel_layers["default"]
+    made: list[str] = []
+    real = layer.new_channel
+
+    async def counted(prefix="specific"):
+        made.append(await real(prefix))
+        return made[-1]
+
+    monkeypatch.setattr(layer, "new_channel", counted)
+    hub = consumers.Hub()
+    heard: list[tuple[int, int]] = []
+    monkeypatch.setattr(hub, "pushed", lambda table_id, revision, answered, again=False: heard.append(
+        (table_id, revision)))
+    class Socket:  # what the hub reads of a consumer when it joins and leaves
+        def __init__(self, table_id: int) -> None:
+            self.table_id = table_id
+
+    sockets = [Socket(table_id) for table_id in (910001, 910002, 910003)]
+    try:
+        assert await asyncio.gather(*(hub.join(socket) for socket in sockets)) == [True, True, True]
+        assert len(made) == 1 and len(hub._tasks) == 2
+        for socket in sockets:
+            await layer.group_send(notify.group_name(socket.table_id),
+                                   {"type": "table.revision", "t": socket.table_id, "v": 7})
+        for _ in range(50):
+            if len(heard) == len(sockets):
+                break
+            await asyncio.sleep(0.05)
+        assert sorted(heard) == [(socket.table_id, 7) for socket in sockets]
+    finally:
+        for socket in sockets:
+            await hub.leave(socket)
+    assert hub._tasks == []
