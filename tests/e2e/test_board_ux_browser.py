@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import random
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.utils import timezone
@@ -21,7 +22,7 @@ from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, game_expire, move_submit
-from lobby.models import Table
+from lobby.models import NICKNAME_MAX, Table
 from tests.conftest import Guest
 from tests.e2e.conftest import ROOT, save_screenshots
 from tests.e2e.test_inside_job_browser import sit_down
@@ -374,15 +375,18 @@ def test_the_moderators_open_drawer_is_a_sheet_that_leaves_the_board_as_it_is(br
         raise
 
 
-def finished_table(engine_name: str, players: int, *, seed: int = 1, end_early: bool = False) -> Table:
+def finished_table(engine_name: str, players: int, *, seed: int = 1, end_early: bool = False,
+                   names: list[str] | None = None) -> Table:
     """A table whose game has just finished: guests (test clients) at every seat play random legal moves through the
-    services until the game ends (``end_early``: its host ends it after a few moves)."""
-    people = [Guest(f"Player {i + 1}") for i in range(players)]
+    services until the game ends (``end_early``: its host ends it after a few moves). ``seed`` is both the deal's
+    (not a fresh secret one) and the moves' choice: the same game, move for move, on every run."""
+    people = [Guest(name) for name in names or [f"Player {i + 1}" for i in range(players)]]
     assert people[0].post("/new/", {"engine": engine_name, "timer": "0"}).status_code == 302
     table = Table.objects.filter(host=people[0].player).latest("pk")
     for person in people[1:]:
         assert person.post(f"/t/{table.code}/join/").status_code == 302
-    assert people[0].post(f"/t/{table.code}/host/start/").status_code == 302
+    with mock.patch("gameplay.services.new_seed", return_value=seed):
+        assert people[0].post(f"/t/{table.code}/host/start/").status_code == 302
     game = table.games.get(status=Game.RUNNING)
     engine, rng = get_engine(engine_name), random.Random(seed)
     for step in range(5000):
@@ -420,36 +424,107 @@ def assert_the_reveal_is_first(board, players: int, engine: str) -> None:
         assert board.locator("#public-view .board-seat [data-test=revealed]").count() > 0
     head = board.locator("#public-view .outcome h2").bounding_box()
     assert head["y"] >= 0 and head["y"] + head["height"] <= board.viewport_size["height"]
+    assert board.evaluate(ROOM_TO_SPARE, ROOM) == {"tight": [], "outside_head": [], "cut": [], "half_lines": []}
+
+
+# Names as long as the lobby takes them (NICKNAME_MAX), with a space as most names have: the seats' names and the list
+# of winners at their longest.
+LONG_NAMES = [f"Wilhelmina Montgomery {i + 1:02d}" for i in range(10)]
+# Room to spare, in px: every seat and the middle still hold all they show when this much narrower and shorter, so
+# the end never fits by a pixel (a font's rounding, a wider digit).
+ROOM = 8
+ROOM_TO_SPARE = """(room) => {
+  const board = document.getElementById('public-view');
+  const label = el => el.textContent.trim().replace(/\\s+/g, ' ').slice(0, 60);
+  const rect = el => el.getBoundingClientRect();
+  // Box a inside box b, or wholly out of it (half a pixel either way: layout rounds).
+  const inside = (a, b) => a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5 && a.left >= b.left - 0.5
+    && a.right <= b.right + 0.5;
+  const apart = (a, b) => a.bottom <= b.top + 0.5 || a.top >= b.bottom - 0.5 || a.right <= b.left + 0.5
+    || a.left >= b.right - 0.5;
+  const tight = [];
+  for (const el of [board.querySelector('.board-centre'), ...board.querySelectorAll('.board-seat')]) {
+    const r = rect(el);
+    el.style.width = `${r.width - room}px`;
+    el.style.height = `${r.height - room}px`;
+    if (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth) {
+      tight.push([label(el), el.scrollWidth, el.clientWidth, el.scrollHeight, el.clientHeight]);
+    }
+    el.style.width = el.style.height = '';
+  }
+  // The head row keeps to its own box (the table below starts where it ends): who won, the buttons, the code and QR.
+  const head = rect(board.querySelector('.board-over-head'));
+  const outside_head = [...board.querySelectorAll('.board-over-head > *, .board-over-head > * > *')]
+    .filter(el => el.getClientRects().length && !el.closest('.visually-hidden, .fair-check'))
+    .filter(el => !inside(rect(el), head)).map(label);
+  // A line cut short shows whole lines only (its box no taller than its clamp of lines).
+  const cut = [...board.querySelectorAll('*')].filter(el => el.getClientRects().length).filter(el => {
+    const s = getComputedStyle(el);
+    return s.webkitLineClamp !== 'none' && el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)
+      > parseInt(s.webkitLineClamp) * parseFloat(s.lineHeight) + 1;
+  }).map(label);
+  // The log's lines in the middle: each whole in sight or wholly out of it, never half a line.
+  const events = rect(board.querySelector('.board-events'));
+  const half_lines = [...board.querySelectorAll('.board-events .board-log > li')]
+    .filter(li => !inside(rect(li), events) && !apart(rect(li), events)).map(label);
+  return {tight, outside_head, cut, half_lines};
+}"""
+# The worst a game can end with, on the page as dealt: a line the board cuts short (a clamp of lines or an ellipsis)
+# at its longest, and every card on the seats named as the widest name on the board.
+AT_THEIR_LONGEST = """() => {
+  const board = document.getElementById('public-view');
+  for (const el of board.querySelectorAll('*')) {
+    const s = getComputedStyle(el);
+    if ((s.webkitLineClamp !== 'none' || s.textOverflow === 'ellipsis') && el.textContent.trim()) {
+      el.textContent = Array(6).fill(el.textContent.trim()).join(' ');
+    }
+  }
+  const names = [...board.querySelectorAll('.board-seat .board-card-name')];
+  const width = el => el.getBoundingClientRect().width;
+  const widest = names.reduce((a, b) => (width(b) > width(a) ? b : a), names[0]);
+  for (const el of names) { el.textContent = widest.textContent; }
+  return names.length;
+}"""
+
+
+def assert_the_end_fits(board, players: int, engine: str) -> None:
+    """The end as dealt at each size, then at its longest at each size."""
+    for width, height in BOARD_SIZES:
+        board.set_viewport_size({"width": width, "height": height})
+        board.wait_for_selector("#public-view[data-over] .board-seat", timeout=15000)
+        assert_the_reveal_is_first(board, players, engine)
+    assert board.evaluate(AT_THEIR_LONGEST) >= players
+    for width, height in BOARD_SIZES:
+        board.set_viewport_size({"width": width, "height": height})
+        assert_the_reveal_is_first(board, players, engine)
 
 
 @pytest.mark.parametrize("engine", sorted(PLAYERS))
 def test_the_game_over_board_is_one_screen_with_the_reveal_first(browser, server, engine):
     """At every player count of each game, on 1024×768 and 1280×800: who won and every seat's role or cards on the
-    table, without scrolling; also after the host ended a game early. docs/screens/<game>-board-over-en.png."""
+    table, without scrolling, with room to spare; also after the host ended a game early. The same games every run
+    (fixed seeds), their names as long as a name may be, and then every cut line at its longest and every card named as
+    the widest card: the worst case, every run. docs/screens/<game>-board-over-en.png."""
+    assert {len(name) for name in LONG_NAMES} == {NICKNAME_MAX}
     low, high = get_engine(engine).min_players, get_engine(engine).max_players
     board = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
     shots = board.context.browser.new_context(viewport={"width": 1024, "height": 768}, device_scale_factor=0.625)
     try:
         for players in range(low, high + 1):
-            code = finished_table(engine, players, seed=players).code
+            code = finished_table(engine, players, seed=players, names=LONG_NAMES[:players]).code
             board.goto(f"{server.url}/t/{code}/board/")
-            for width, height in BOARD_SIZES:
-                board.set_viewport_size({"width": width, "height": height})
-                board.wait_for_selector("#public-view[data-over] .board-seat", timeout=15000)
-                assert_the_reveal_is_first(board, players, engine)
+            assert_the_end_fits(board, players, engine)
             if players == PLAYERS[engine]:
+                shot_code = finished_table(engine, players, seed=players).code
                 shot = shots.new_page()
-                shot.goto(f"{server.url}/t/{code}/board/")
+                shot.goto(f"{server.url}/t/{shot_code}/board/")
                 shot.wait_for_timeout(2600)  # the highlight of the latest change has faded
                 shot.screenshot(path=str(SCREENS / f"{engine}-board-over-en.png"), scale="device")
                 assert (SCREENS / f"{engine}-board-over-en.png").stat().st_size < 150_000
-        ended = finished_table(engine, PLAYERS[engine], end_early=True)
+        ended = finished_table(engine, PLAYERS[engine], end_early=True, names=LONG_NAMES[:PLAYERS[engine]])
         board.goto(f"{server.url}/t/{ended.code}/board/")
         board.wait_for_selector('#public-view[data-over] [data-test="ended"]', timeout=15000)
-        for width, height in BOARD_SIZES:
-            board.set_viewport_size({"width": width, "height": height})
-            board.wait_for_timeout(100)
-            assert_the_reveal_is_first(board, PLAYERS[engine], engine)
+        assert_the_end_fits(board, PLAYERS[engine], engine)
     except Exception:
         save_screenshots([board], f"board-ux-over-{engine}-failure")
         raise

@@ -68,3 +68,26 @@ def test_an_ended_game_shows_every_seats_cards_on_the_board_and_its_page(table_w
     page = people[0].get(f"/g/{game.pk}/").content.decode()
     assert revealed(page, engine) == want
     assert game.seed in page
+
+
+def test_a_seat_holding_both_leaders_is_badged_on_the_board_with_the_team_it_wins_with(table_with):
+    """The seed rule's win (one seat holds the Agent and the Kingpin): that seat's badge at the end names the Crooked
+    team in a seat's width, not the whole phrase "both leaders (wins with the Crooked team)"."""
+    from engines.good_cop_bad_cop import rules
+    from lobby.notify import table_notify
+
+    table, people = table_with(4, engine="good_cop_bad_cop")
+    game = start(table, people[0])
+    engine, state = get_engine("good_cop_bad_cop"), game_state(game)
+    hands = [player["cards"] for player in state["players"]]
+    for slot, leader in enumerate(("agent", "kingpin")):  # seat 0 swaps a card of its own for each leader
+        seat, at = next((s, hand.index(leader)) for s, hand in enumerate(hands) if leader in hand)
+        hands[seat][at], hands[0][slot] = hands[0][slot], hands[seat][at]
+    rules.check_both_leaders(state)
+    assert state["result"]["teams"]["0"] == "both"
+    Game.objects.filter(pk=game.pk).update(snapshot=engine.encode(state), status=Game.FINISHED,
+                                           outcome=engine.outcome(state))
+    table_notify(table_id=table.pk)
+    html = Client().get(f"/t/{table.code}/board/").content.decode()
+    assert re.search(r'<span class="badge gcbc-team gcbc-team-both">\s*Crooked team\s*</span>', html)
+    assert "both leaders" not in html
