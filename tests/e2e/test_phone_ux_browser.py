@@ -62,6 +62,13 @@ SIZES = """() => {
 }"""
 
 
+# The status line says the table waits for this phone's vote alone.
+ONLY_ANA_AWAITED = """() => {
+  const waiting = document.querySelector('[data-test=phone-status] .ij-waiting');
+  return !!waiting && waiting.textContent.includes('Waiting for Ana to vote.');
+}"""
+
+
 def state(page) -> dict:
     return page.evaluate(STATE)
 
@@ -98,6 +105,9 @@ def phone(browser, server):
 def test_a_secret_shows_only_while_held_and_the_page_looks_the_same_held_or_not(phone):
     page = phone
     try:
+        # The bots vote first, a move each 1.2 s: once the table waits for this phone alone, nothing on the page
+        # moves but what the phone itself does (a bot's vote landing while the card is held changes the page).
+        page.wait_for_function(ONLY_ANA_AWAITED, timeout=30000)
         before = state(page)
         assert not before["visible"] and before["expanded"] == "false" and before["hidden"] == "true"
         page.screenshot(path=str(ARTIFACTS / "phone-ux-face-down.png"))
