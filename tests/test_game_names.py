@@ -43,7 +43,6 @@ PREFIXES = {"inside_job": "ij", "good_cop_bad_cop": "gcbc", "good_cop_bad_cop_he
 # Files outside the games' folders that name a game, each with why it does.
 ALLOWED = {
     "engines/registry.py": "the one line per game that registers it",
-    "gameplay/static/css/app.css": "moved later: its few per-game rules wait for the app.css work in progress",
     "gameplay/static/css/board.css": "per-game board rules win ties by coming after the shared ones (see below)",
     "templates/stats/about.html": "players' prose in two translated sentences; one per game would reword the page",
 }
