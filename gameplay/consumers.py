@@ -230,7 +230,7 @@ class Hub:
         self._drawing: set[int] = set()
         self._newest: dict[int, int] = {}  # the newest revision drawn for each table
         self._draws: set[asyncio.Task] = set()  # held: the loop keeps only weak references to its tasks
-        self._starting: asyncio.Lock | None = None
+        self._starting = asyncio.Lock()  # one start at a time (a lock binds to the loop on first use)
         self.layer: Any = None
 
     async def join(self, consumer: TableConsumer) -> bool:
@@ -239,8 +239,6 @@ class Hub:
         The first socket starts the hub (its channel, reader and heartbeat), one start at a time: sockets that
         connect together must not each make a channel, as the groups joined to a channel whose reader was
         dropped would get no push again."""
-        if self._starting is None:
-            self._starting = asyncio.Lock()
         async with self._starting:
             if not self._tasks and not await self._start():
                 return False
