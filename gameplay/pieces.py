@@ -259,7 +259,10 @@ class TrackingContext(Context):
     @classmethod
     def around(cls, entry: dict, reads: Reads, store: Store | None, template: Any = None,
                language: str = "") -> TrackingContext:
-        made = cls(entry)
+        # Numbers as they are: Django's localizing of each number asks for the language and three formats, and gives
+        # the same text for ours (whole numbers, no thousands separator in any of our languages; no piece shows a
+        # bare date); the language's own digits are written afterwards ({% nativedigits %}).
+        made = cls(entry, use_l10n=False)
         made.language = language
         made.template = template
         made.reads = reads

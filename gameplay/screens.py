@@ -27,7 +27,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, _mask_cipher_secret, get_token
 from django.template.context import Context
-from django.template.loader import get_template, render_to_string
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
@@ -192,7 +192,13 @@ class Fragment:
         context = dict(self.context, tag=self.tag, revision=self.revision)
         if self.tokens and viewer is not None:
             context.update(csrf_token=viewer.csrf_token, move_id=uuid.uuid4().hex)
-        return pieces.stamp(render_to_string(self.template, context).strip(), self.revision)
+        return pieces.stamp(_rendered(self.template, context), self.revision)
+
+
+def _rendered(template: str, context: dict) -> str:
+    """``template`` rendered with ``context`` as ``render_to_string`` would (no space around it), numbers as they are
+    (``pieces.TrackingContext.around`` says why)."""
+    return get_template(template).template.render(Context(context, use_l10n=False)).strip()
 
 
 @dataclass
@@ -482,7 +488,7 @@ def panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment]
         context = {**_lobby_context(now, viewer), "note": note}
     else:
         context = {**shell, "note": note, "parts": [p.render(viewer) for p in parts]}
-    return mark_safe(render_to_string("gameplay/_panel.html", context).strip())  # noqa: S308 (autoescaped)
+    return mark_safe(_rendered("gameplay/_panel.html", context))  # noqa: S308 (autoescaped)
 
 
 def shell_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
