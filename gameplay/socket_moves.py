@@ -19,10 +19,9 @@ from django.utils import translation
 from gameplay import services
 from gameplay.forms import BadMoveForm, read_move_form
 from gameplay.pushes import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
-from gameplay.screens import TableNow, viewer_of_session
+from gameplay.screens import TABLE, TableNow, viewer_of_session
 from gameplay.services import MoveRefused
 from gameplay.views import refusal_answer
-from lobby.models import Table
 
 MAX_FIELDS = 64  # a move form has a handful; a pick of every card of ten players stays far below
 
@@ -60,8 +59,8 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
     if (socket.kind != "phone" or viewer is None or not isinstance(fields, dict)
             or not _token_matches(fields.get("csrfmiddlewaretoken"), socket.csrf_secret)):
         return {**answer, "post": True}
-    table = Table.objects.filter(pk=table_id, code=code).first()
-    if table is None:
+    table = TABLE.first(table_id)
+    if table is None or table.code != code:
         return {**answer, "post": True}
     with translation.override(viewer.language):
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from django.db import connections
@@ -24,7 +25,13 @@ M = TypeVar("M", bound=Model)
 _STAND_INS: dict[type, Callable[[int], Any]] = {
     int: lambda n: -7_301_993_000 - n,
     str: lambda n: f"\x01prepared-{n}\x01",
+    datetime: lambda n: datetime(1901, 2, 3, 4, 5, 6, 789_000 + n, tzinfo=UTC),
 }
+
+
+def _adapted(kind: type, value: Any, alias: str) -> Any:
+    """An argument as the SQL's parameter holds it: a date and time as the database takes it (SQLite: text)."""
+    return connections[alias].ops.adapt_datetimefield_value(value) if kind is datetime else value
 
 
 @dataclass(frozen=True)
@@ -44,7 +51,7 @@ class Prepared(Generic[M]):
 
     def __init__(self, build: Callable[..., QuerySet[M]], *kinds: type) -> None:
         self.build = build
-        self.kinds = kinds  # the type of each argument: int or str
+        self.kinds = kinds  # the type of each argument: int, str or datetime (aware)
         self._compiled: dict[str, _Compiled] = {}
 
     def _compile(self, alias: str) -> _Compiled:
@@ -52,8 +59,9 @@ class Prepared(Generic[M]):
         queryset = self.build(*stand_ins)
         compiler = queryset.query.get_compiler(using=alias)
         sql, params = compiler.as_sql()
-        slots = tuple((position, stand_ins.index(value)) for position, value in enumerate(params)
-                      if any(value == stand_in and type(value) is type(stand_in) for stand_in in stand_ins))
+        held = [_adapted(kind, stand_in, alias) for kind, stand_in in zip(self.kinds, stand_ins, strict=True)]
+        slots = tuple((position, held.index(value)) for position, value in enumerate(params)
+                      if any(value == stand_in and type(value) is type(stand_in) for stand_in in held))
         if sorted(index for _position, index in slots) != list(range(len(stand_ins))):
             raise ValueError("every argument of a prepared read must appear once among its SQL parameters")
         select, klass_info = compiler.select, compiler.klass_info
@@ -71,7 +79,7 @@ class Prepared(Generic[M]):
             compiled = self._compiled[using] = self._compile(using)
         params = list(compiled.params)
         for position, index in compiled.slots:
-            params[position] = arguments[index]
+            params[position] = _adapted(self.kinds[index], arguments[index], using)
         with connections[using].cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()

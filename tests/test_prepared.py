@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from gameplay.models import Game, Move
 from infra.prepared import Prepared, insert, save_fields
@@ -48,3 +51,16 @@ def test_saved_fields_and_an_inserted_row_are_what_save_would_write(table_with):
     assert move.created is not None
     with pytest.raises(IntegrityError), transaction.atomic():
         insert(Move(game=game, seq=99, seat=1, action={}))
+
+
+@pytest.mark.django_db
+def test_a_date_and_time_argument_finds_the_rows_the_querysets_finds(table_with):
+    table, people = table_with(5)
+    game = start(table, people[0])
+    deadline = timezone.now().replace(microsecond=0)  # a whole second: its text has no fraction (SQLite)
+    Game.objects.filter(pk=game.pk).update(deadline=deadline)
+    due = Prepared(lambda now: Game.objects.filter(deadline__lte=now).only("pk"), datetime)
+    for now in (deadline - timedelta(microseconds=1), deadline, deadline + timedelta(seconds=1)):
+        expected = list(Game.objects.filter(deadline__lte=now).values_list("pk", flat=True))
+        assert [found.pk for found in due(now)] == expected
+    assert expected == [game.pk]
