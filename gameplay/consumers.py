@@ -29,7 +29,7 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
@@ -67,8 +67,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     channel_layer_alias = "table sockets have no channel"
 
     async def connect(self) -> None:
-        # The push sender delivers on this loop (the in-memory layer only works on its own loop).
-        notify.bind_loop(asyncio.get_running_loop())
+        # The push sender delivers on this loop (the in-memory layer only works on its own loop); with that layer,
+        # straight to this loop's hub, the only member of any table's group it could reach.
+        hub = hub_of_this_loop()
+        local = isinstance(get_channel_layer(), InMemoryChannelLayer)
+        notify.bind_loop(asyncio.get_running_loop(), hub.pushed if local else None)
         code = self.scope["url_route"]["kwargs"]["code"]  # normalized by the <code:…> converter
         found = await database_sync_to_async(self._lookup)(code)
         if found is None:

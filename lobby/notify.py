@@ -22,16 +22,21 @@ Sends run on the server's own event loop once a socket has connected in this pro
 (:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on
 the loop its sockets run on. Until then, or when that loop is gone, the sender uses a loop
 of its own (enough for Redis, which reaches every process).
+
+With the in-memory layer every member of a table's group is in this process (its one table hub), so the
+consumer also hands :func:`bind_loop` the hub's own delivery: a push is then put straight on the loop
+(``call_soon_threadsafe``, which never waits), with no thread to wake and no trip through the layer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -84,16 +89,33 @@ class PushSender:
         self._thread: threading.Thread | None = None
         self._server_loop: asyncio.AbstractEventLoop | None = None
         self._own_loop: asyncio.AbstractEventLoop | None = None
+        # Where a push is delivered in this process without the layer: (the loop, what it calls there).
+        self._local: tuple[asyncio.AbstractEventLoop, Callable[[int, int, str], None]] | None = None
         self.sent = 0
         self.dropped = 0
         self.failed = 0
 
-    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Send on ``loop`` from now on (the loop this process's sockets run on)."""
+    def bind_loop(self, loop: asyncio.AbstractEventLoop,
+                  deliver: Callable[[int, int, str], None] | None = None) -> None:
+        """Send on ``loop`` from now on (the loop this process's sockets run on); ``deliver(table, revision,
+        answered)``: what the group's one member does with a push there, when that member is all the layer reaches
+        (the in-memory layer), called on ``loop`` instead of sending."""
         self._server_loop = loop
+        self._local = (loop, deliver) if deliver is not None else None
 
     def enqueue(self, table_id: int, revision: int, since: float | None = None, answered: str = "") -> None:
         """Queue ``revision`` for the table (``answered``: see :func:`answering`); never blocks on the channel layer."""
+        local = self._local
+        if local is not None and local[0].is_running():
+            try:
+                # In a context of its own: not this thread's, which says it runs inside a sync_to_async call, so that
+                # the hub's own calls to the database thread from there would be refused as a deadlock.
+                local[0].call_soon_threadsafe(local[1], table_id, revision, answered, context=contextvars.Context())
+            except RuntimeError:  # the loop closed meanwhile: the layer's way below
+                pass
+            else:
+                self.sent += 1
+                return
         with self._wake:
             queued = self._pending.get(table_id)
             if queued is not None and queued[0] >= revision:
@@ -182,9 +204,9 @@ def push_revision(table_id: int, revision: int, answered: str = "") -> None:
     SENDER.enqueue(table_id, revision, answered=answered)
 
 
-def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """The consumer tells the sender which loop this process's sockets run on."""
-    SENDER.bind_loop(loop)
+def bind_loop(loop: asyncio.AbstractEventLoop, deliver: Callable[[int, int, str], None] | None = None) -> None:
+    """The consumer tells the sender which loop this process's sockets run on (``deliver``: see the module)."""
+    SENDER.bind_loop(loop, deliver)
 
 
 def table_notify(*, table_id: int) -> int:

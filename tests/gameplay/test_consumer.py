@@ -7,6 +7,7 @@ import logging
 from types import SimpleNamespace
 
 import channels.consumer
+import channels.layers
 import django_ratelimit.core
 import pytest
 from asgiref.sync import sync_to_async
@@ -307,3 +308,35 @@ async def test_sockets_that_connect_together_start_one_hub_and_every_table_gets_
         for socket in sockets:
             await hub.leave(socket)
     assert hub._tasks == []
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_with_the_in_memory_layer_a_move_reaches_the_sockets_without_the_layer_or_the_senders_thread(
+        table_with, monkeypatch):
+    """Every member of a table's group is this process's hub when the layer is its memory: the push goes to the hub on
+    its loop straight from the commit (no thread woken, no trip through the layer), so a move is pushed with both
+    of those broken; with the layer's own way (the Redis layer, other tests) it would not arrive. The hub draws the
+    board's frame on the database thread as for any push (the hand-off must not carry the mover's context there)."""
+    from tests.gameplay.test_socket_frames import frame_after, opened, socket
+
+    layer = channel_layers["default"]
+    assert isinstance(layer, channels.layers.InMemoryChannelLayer)
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    board = socket(table.code, people[0], query="?view=board")
+    known = await opened(board)
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("the layer is not used for a push in this process")
+
+    monkeypatch.setattr(layer, "group_send", broken)
+    monkeypatch.setattr(notify.SENDER, "_wake", None)  # the thread's queue: enqueuing there would fail
+    sent = notify.SENDER.sent
+    (leader,) = await sync_to_async(awaited_movers)(game)
+    action = (await sync_to_async(legal)(game, leader))[0]
+    await sync_to_async(move_submit)(game_id=game.pk, player=people[leader].player, version=0, move_id="a",
+                                     action=action)
+    frame = await frame_after(board, known)
+    assert frame["v"] == known + 1 and frame["f"]  # the board's pieces that the move changed
+    assert notify.SENDER.sent == sent + 1
+    await board.disconnect()
