@@ -108,7 +108,9 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
 
     pages = {f"phone{seat}": normalized(person.get(f"/t/{code}/").content.decode(), code)
              for seat, person in enumerate(people)}
-    sockets = {f"phone{seat}": socket(person, "phone", "en") for seat, person in enumerate(people)}
+    # Each phone in one of the languages in turn (a table may mix them): its frames are rendered in it.
+    sockets = {f"phone{seat}": socket(person, "phone", BOARD_LANGUAGES[seat % len(BOARD_LANGUAGES)])
+               for seat, person in enumerate(people)}
     sockets |= {f"board_{language}": socket(None, "board", language) for language in BOARD_LANGUAGES}
     sockets["board_host"] = socket(people[0], "board", "en")
 

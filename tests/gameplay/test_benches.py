@@ -28,6 +28,16 @@ def test_pushbench_pushes_a_partial_to_every_screen_and_leaves_nothing_behind():
     assert not Table.objects.exists() and not Game.objects.exists() and not Player.objects.exists()
 
 
+@pytest.mark.django_db
+def test_pushbench_with_one_deal_plays_the_same_games_and_can_leave_the_pushes_out():
+    # tools/pushcount.sh counts a push as a run with pushes less the same run without: both must play the same moves.
+    args = ("--phones", "5", "--pushes", "40", "--warmup", "1", "--deal", "7")
+    first, again = _report("pushbench", *args), _report("pushbench", *args)
+    assert first["frame_bytes"] == again["frame_bytes"] and first["pushes"] == 40
+    assert _report("pushbench", *args, "--no-push") == {"moves": "vote", "phones": 5, "pushes": 0}
+    assert not Table.objects.exists() and not Game.objects.exists() and not Player.objects.exists()
+
+
 def test_layerbench_prints_both_layers_for_each_count_of_sockets():
     rows = _report("layerbench", "--sockets", "16", "--sockets", "40", "--pushes", "20")
     assert [row["sockets"] for row in rows] == [16, 40]

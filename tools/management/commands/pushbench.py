@@ -10,6 +10,10 @@ and per screen, and the frames' size per screen. Moves are not counted in the pu
 Nothing stays behind: every row is written in a transaction that is rolled back at the end.
 Like the load tool's figures, it compares code at one moment on one machine: run "before" and
 "after" alternately (docs/performance.md).
+
+``--deal SEED`` deals every game from that seed, so two source trees play the same games move for move,
+and ``--no-push`` plays those moves without pushing: ``tools/pushcount.sh`` runs both under valgrind and
+prints the instructions of one push, a figure that the machine's other load does not move.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from django.db.models import F
 from django.test import Client
 
 from engines.registry import get_engine
+from gameplay import services
 from gameplay.models import Game
 from gameplay.pushes import Socket, push_frames
 from gameplay.selectors import game_state
@@ -71,15 +76,26 @@ class Command(BaseCommand):
         parser.add_argument("--pushes", type=int, default=200)
         parser.add_argument("--warmup", type=int, default=20)
         parser.add_argument("--moves", choices=["vote", "none"], default="vote")
+        parser.add_argument("--deal", type=int, help="deal every game from this seed (the same games on every run)")
+        parser.add_argument("--no-push", action="store_true", help="make the moves only (tools/pushcount.sh)")
 
-    def handle(self, *args, phones: int, pushes: int, warmup: int, moves: str, **options):
+    def handle(self, *args, phones: int, pushes: int, warmup: int, moves: str, deal: int | None, no_push: bool,
+               **options):
         report: dict = {}
+        drawn = services.new_seed
+        if deal is not None:
+            services.new_seed = lambda: deal  # the one random draw of a deal
         try:
             with transaction.atomic():
-                report = self._run(phones, pushes, warmup, moves)
+                report = self._run(phones, pushes, warmup, moves, push=not no_push)
                 raise _Rollback
         except _Rollback:
             pass
+        finally:
+            services.new_seed = drawn
+        if no_push:
+            self.stdout.write(json.dumps(report, sort_keys=True))
+            return
         self.stdout.write(
             f"one push to {phones} phones and a board ({moves}): CPU best {report['best_ms']} ms, "
             f"p25 {report['p25_ms']} ms, median {report['median_ms']} ms ({report['per_screen_ms']} ms a screen at "
@@ -101,7 +117,7 @@ class Command(BaseCommand):
         move_submit(table_id=table.pk, player=seats[seat], version=game.version, move_id=None, action=action,
                     window=game.window, devices={})
 
-    def _run(self, phones: int, pushes: int, warmup: int, moves: str) -> dict:
+    def _run(self, phones: int, pushes: int, warmup: int, moves: str, *, push: bool = True) -> dict:
         code, browsers = seat_table(phones)
         sockets = [_socket(b, "phone") for b in browsers] + [_socket(None, "board")]
         table = Table.objects.filter(code=code)
@@ -114,6 +130,8 @@ class Command(BaseCommand):
             else:
                 table.update(revision=F("revision") + 1)
             revision = table.values_list("revision", flat=True).get()
+            if not push:
+                continue
             started = time.process_time()
             texts = [text for _shown, text in push_frames(table_id, code, revision, sockets)]
             spent = time.process_time() - started
@@ -123,6 +141,8 @@ class Command(BaseCommand):
             if n >= warmup:
                 times.append(spent)
                 sizes.append(sum(len(text) for text in texts))
+        if not push:
+            return {"phones": phones, "pushes": 0, "moves": moves}
         times.sort()
         median = times[len(times) // 2] * 1000
         size = sorted(sizes)[len(sizes) // 2]
