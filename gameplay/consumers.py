@@ -83,7 +83,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.screen = socket_screen(self.scope)
         self.pushed = revision  # the newest revision this page holds or was sent
         self.moving = False  # a move of this page's is being judged: its answer carries the push
-        self.hub = hub_of_this_loop()
+        self.hub = hub
         if not await self.hub.join(self):
             await self.close(code=CLOSE_LAYER_DOWN)
             return

@@ -28,6 +28,7 @@ import re
 import sys
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 # (engine, players, game seed, move seed)
 GAMES = [
@@ -90,12 +91,8 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
     table = Table.objects.filter(host=host_player).latest("pk")
     for person in people[1:]:
         assert person.post(f"/t/{table.code}/join/").status_code == 302
-    drawn = services.new_seed
-    services.new_seed = lambda: game_seed  # the one random draw of a deal: fixed here
-    try:
+    with mock.patch.object(services, "new_seed", return_value=game_seed):  # the one random draw of a deal: fixed here
         assert people[0].post(f"/t/{table.code}/host/start/").status_code == 302
-    finally:
-        services.new_seed = drawn
     game = table.games.get(status="running")
     code = table.code
     engine = get_engine(engine_name)

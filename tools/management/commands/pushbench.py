@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext
+from unittest import mock
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -82,17 +84,14 @@ class Command(BaseCommand):
     def handle(self, *args, phones: int, pushes: int, warmup: int, moves: str, deal: int | None, no_push: bool,
                **options):
         report: dict = {}
-        drawn = services.new_seed
-        if deal is not None:
-            services.new_seed = lambda: deal  # the one random draw of a deal
+        # The one random draw of a deal, fixed for the run when asked.
+        dealt = mock.patch.object(services, "new_seed", return_value=deal) if deal is not None else nullcontext()
         try:
-            with transaction.atomic():
+            with dealt, transaction.atomic():
                 report = self._run(phones, pushes, warmup, moves, push=not no_push)
                 raise _Rollback
         except _Rollback:
             pass
-        finally:
-            services.new_seed = drawn
         if no_push:
             self.stdout.write(json.dumps(report, sort_keys=True))
             return
