@@ -42,3 +42,17 @@ def test_layerbench_prints_both_layers_for_each_count_of_sockets():
     rows = _report("layerbench", "--sockets", "16", "--sockets", "40", "--pushes", "20")
     assert [row["sockets"] for row in rows] == [16, 40]
     assert all(row["channels_us"] > 0 and row["ours_us"] > 0 for row in rows)
+
+
+@pytest.mark.django_db
+def test_piece_renders_counts_the_pieces_a_vote_makes_again_and_leaves_the_pieces_as_they_were():
+    from gameplay import pieces
+    from tools.piece_renders import watch
+
+    render, made_piece = pieces._render, pieces.made_piece
+    rows = watch(pushes=12, deal=7, stdout=StringIO())
+    # A vote marks the voter's seat on the board: its piece is made again, with new bytes.
+    assert rows["bv-seat-"]["again"] >= 12 and rows["bv-seat-"]["same"] < rows["bv-seat-"]["again"]
+    assert all(0 <= row["same"] <= row["again"] and row["seconds"] > 0 for row in rows.values())
+    assert (pieces._render, pieces.made_piece) == (render, made_piece)
+    assert not Table.objects.exists() and not Game.objects.exists()
