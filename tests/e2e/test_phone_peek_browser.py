@@ -17,7 +17,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -25,12 +24,11 @@ from django.test import override_settings
 from django.utils import timezone
 
 from engines.registry import get_engine
-from gameplay import services
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, game_expire, move_submit
 from lobby.models import Table
-from tests.conftest import Guest
+from tests.conftest import Guest, seeded_deals
 from tests.e2e.conftest import ARTIFACTS, PHONE, save_screenshots
 
 pytestmark = pytest.mark.e2e
@@ -78,11 +76,9 @@ def reach(choice: Choice, tries: int = 40) -> tuple[Table, list[Guest]]:
     open in an hour, so the limits are off while the table is reached (they have their own tests)."""
     engine = get_engine(choice.engine)
     rng = random.Random(choice.players)
-    deals = random.Random(f"{choice.engine}-{choice.players}")
-    with override_settings(RATELIMIT_ENABLE=False):
+    with override_settings(RATELIMIT_ENABLE=False), seeded_deals(f"{choice.engine}-{choice.players}"):
         for _ in range(tries):
-            with mock.patch.object(services, "new_seed", return_value=deals.getrandbits(128)):
-                table, people = _deal(choice)
+            table, people = _deal(choice)
             if _play_to(choice, engine, table, people, rng):
                 return table, people
     raise AssertionError(f"{choice.engine}: the choice was never reached")

@@ -26,11 +26,10 @@ from django.utils import timezone
 
 from engines.base import IllegalAction, canonical
 from engines.registry import get_engine
-from gameplay import services
 from gameplay.models import Game, Move
 from gameplay.selectors import game_replay, game_state
 from gameplay.services import game_expire
-from tests.conftest import Guest, start
+from tests.conftest import Guest, seeded_deals, start
 from tests.fuzzing import (
     DEEP,
     FIELD_JUNK,
@@ -58,10 +57,10 @@ PLAIN_STATUSES = {302, 400, 403, 409}  # a non-htmx answer redirects to the tabl
 
 
 @pytest.fixture(autouse=True)
-def fixed_seeds(monkeypatch):
-    """Games dealt from fixed seeds (1, 2, ...), so every run fuzzes the same deals."""
-    seeds = itertools.count(1)
-    monkeypatch.setattr(services, "new_seed", lambda: next(seeds), raising=False)
+def fixed_seeds():
+    """Games dealt from a seeded sequence, so every run fuzzes the same deals."""
+    with seeded_deals("fuzz-web"):
+        yield
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ on the table tells nothing. The browser half is ``tests/e2e/test_phone_ux_browse
 from __future__ import annotations
 
 import json
+import random
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,7 +23,7 @@ from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.templatetags.game_tags import native_digits
-from tests.conftest import start
+from tests.conftest import seeded_deals, start
 from tests.engines.peek import VOID, normalized
 from tests.gameplay.helpers import submit_status
 
@@ -471,38 +472,51 @@ def test_random_games_phones_and_logs_have_no_plural_slips_and_no_space_before_p
             break
 
 
-def test_what_an_inspection_showed_lies_face_down_in_the_health_edition(table_with, monkeypatch):
-    import random
+def test_what_an_inspection_showed_lies_face_down_in_the_health_edition(table_with):
+    table, inspector, action = inspecting(table_with, jammed=False)
+    assert play(table.games.get(status="running"), *action) == 200
+    parsed = parse(phone(inspector, table))
+    assert "You inspected:" not in " ".join(parsed.outside)
+    assert "You inspected:" in " ".join(parsed.secret_text)
+    assert f'id="peek-learned-{action[1]["target"]}"' in phone(inspector, table)
 
-    from gameplay import services
+
+def test_a_jammed_inspection_shows_nothing_learned_and_says_why(table_with):
+    table, inspector, action = inspecting(table_with, jammed=True)
+    before = phone(inspector, table)
+    assert play(table.games.get(status="running"), *action) == 200
+    page = phone(inspector, table)  # nothing learned but what it had learned before
+    assert page.count("You inspected:") == before.count("You inspected:")
+    assert "but a jammer blocks it" in " ".join(parse(page).outside)
+
+
+def inspecting(table_with, *, jammed: bool, deals: int = 3 * DEALS):
+    """A health-edition table where a seat may inspect a seat with (``jammed``) or without a jammer in play: the
+    table, the inspecting guest and its move (seat, action). Deals come from a seeded sequence; a game that ends
+    first is dealt again."""
     from tests.gameplay.test_phone_layout import advance
 
     engine = get_engine("good_cop_bad_cop_health")
-    rng = random.Random("inspect")
-    # The deals come from a seeded sequence (the same games every run; one random deal in CI showed the seat's
-    # draw where its inspection was expected, to be looked into); one may end before anyone can inspect: then
-    # the next is dealt.
-    deals = random.Random("inspect-deals")
-    monkeypatch.setattr(services, "new_seed", lambda: deals.getrandbits(128))
-    for _deal in range(DEALS):
-        table, people, game = playing(table_with, "good_cop_bad_cop_health")
-        ordered = in_seat_order(game, people)
-        for _ in range(400):
-            game.refresh_from_db()
-            if game.over:
-                break
-            state = game_state(game)
-            inspect = next(((s, a) for s in range(len(people)) for a in engine.legal_actions(state, s)
-                            if a["type"] == "inspect"), None)
-            if inspect is not None:
-                assert play(game, *inspect) == 200
-                parsed = parse(phone(ordered[inspect[0]], table))
-                assert "You inspected:" not in " ".join(parsed.outside)
-                assert "You inspected:" in " ".join(parsed.secret_text)
-                assert f'id="peek-learned-{inspect[1]["target"]}"' in phone(ordered[inspect[0]], table)
-                return
-            advance(game, ordered, rng)
-    raise AssertionError(f"no inspection came up in {DEALS} deals")
+    rng = random.Random(f"inspect-{jammed}")
+    with seeded_deals(f"inspect-deals-{jammed}"):
+        for _deal in range(deals):
+            table, people, game = playing(table_with, "good_cop_bad_cop_health")
+            ordered = in_seat_order(game, people)
+            for _ in range(400):
+                game.refresh_from_db()
+                if game.over:
+                    break
+                state = game_state(game)
+                found = next(((s, a) for s in range(len(people)) for a in engine.legal_actions(state, s)
+                              if a["type"] == "inspect" and jammer_in_front_of(state, a["target"]) == jammed), None)
+                if found is not None:
+                    return table, ordered[found[0]], found
+                advance(game, ordered, rng)
+    raise AssertionError(f"no inspection (jammed: {jammed}) came up in {deals} deals")
+
+
+def jammer_in_front_of(state: dict, seat: int) -> bool:
+    return any(card["kind"] == "jammer" for card in state["players"][seat]["in_play"])
 
 
 # ------------------------------------------------------------------ issue 14's leftovers
