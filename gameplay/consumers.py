@@ -37,7 +37,7 @@ from django.utils import translation
 
 from gameplay import presence, pushes, socket_moves
 from gameplay.seats import session_devices
-from infra import limits
+from infra import jsontext, limits
 from lobby import known_tables, notify
 from lobby.models import Table
 from lobby.network import lan_base_url_for
@@ -63,6 +63,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     named its screen, ``{"v": revision, "f": fragments, "t": tags}`` with what that browser may see."""
 
     heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
+
+    @classmethod
+    async def encode_json(cls, content) -> str:
+        return jsontext.text(content)  # a move's answer holds its frame: encoded as the hub encodes a push
     # No channel of its own: the hub of its process is the member of the table's group and delivers to it.
     channel_layer_alias = "table sockets have no channel"
 

@@ -9,7 +9,6 @@ sockets here, and :func:`heartbeat_look` at each heartbeat.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from gameplay.screens import (
     viewer_of_session,
 )
 from gameplay.selectors import handover_notes
+from infra import jsontext
 from lobby.models import Table
 
 
@@ -181,7 +181,7 @@ def push_frames(table_id: int, code: str, revision: int, sockets: list[Socket]) 
     frame as JSON text), drawn from one round (the rows read once; see :class:`TableRound`)."""
     found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
     frames = [found.frame(socket) if found is not None else {"v": revision} for socket in sockets]
-    return [(frame["v"], json.dumps(frame)) for frame in frames]
+    return [(frame["v"], jsontext.text(frame)) for frame in frames]
 
 
 def move_answer(table: Table, game: Game, viewer: Viewer, *, note: str = "") -> Screen:

@@ -15,7 +15,6 @@ tag moved. A push of these screens to a table's sockets: ``gameplay.pushes``.
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from gameplay.selectors import (
     table_latest_game,
 )
 from gameplay.templatetags.hand_tags import is_public
+from infra import jsontext
 from infra.prepared import Prepared
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
@@ -127,8 +127,7 @@ def _session_store():
 
 def digest(value: Any) -> str:
     """A short, stable digest of plain data (JSON; dates and other values by their text)."""
-    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    return hashlib.blake2b(jsontext.sorted_bytes(value), digest_size=12).hexdigest()
 
 
 @dataclass
