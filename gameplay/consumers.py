@@ -63,12 +63,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     named its screen, ``{"v": revision, "f": fragments, "t": tags}`` with what that browser may see."""
 
     heartbeat_seconds = HEARTBEAT_SECONDS  # a class attribute so tests can shorten it
+    # No channel of its own: the hub of its process is the member of the table's group and delivers to it.
+    channel_layer_alias = "table sockets have no channel"
 
     @classmethod
     async def encode_json(cls, content) -> str:
         return jsontext.text(content)  # a move's answer holds its frame: encoded as the hub encodes a push
-    # No channel of its own: the hub of its process is the member of the table's group and delivers to it.
-    channel_layer_alias = "table sockets have no channel"
 
     async def connect(self) -> None:
         # The push sender delivers on this loop (the in-memory layer only works on its own loop); with that layer,

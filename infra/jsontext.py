@@ -8,6 +8,7 @@ orjson gives the same JSON for plain data, several times faster.
 from __future__ import annotations
 
 import json
+from datetime import date, time
 from typing import Any
 
 import orjson
@@ -22,19 +23,25 @@ def text(value: Any) -> str:
 
 def sorted_bytes(value: Any) -> bytes:
     """``value`` as compact UTF-8 JSON with every dict's keys as text and in order, so equal data gives equal
-    bytes whatever order its dicts were filled in; a value JSON has no type for (a date) by its ``str``. An
-    integer past 64 bits, which orjson refuses, is written by the standard library the same way."""
+    bytes whatever order its dicts were filled in; a date by its ISO 8601 text, any other value JSON has no type
+    for by its ``str``. What orjson refuses (an integer past 64 bits) the standard library writes instead, in
+    the same form."""
     try:
         return orjson.dumps(value, default=str, option=_SORTED)
     except TypeError:
-        return json.dumps(_text_keys(value), sort_keys=True, default=str, separators=(",", ":"),
+        return json.dumps(_text_keys(value), sort_keys=True, default=_iso_or_str, separators=(",", ":"),
                           ensure_ascii=False).encode()
+
+
+def _iso_or_str(value: Any) -> str:
+    return value.isoformat() if isinstance(value, (date, time)) else str(value)
 
 
 def _text_keys(value: Any) -> Any:
     """``value`` with every dict's keys as text (as orjson writes them, so the two sort alike)."""
     if isinstance(value, dict):
-        return {str(key) if not isinstance(key, str) else key: _text_keys(item) for key, item in value.items()}
+        return {key if isinstance(key, str) else json.dumps(key).strip('"'): _text_keys(item)
+                for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_text_keys(item) for item in value]
     return value

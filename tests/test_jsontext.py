@@ -20,8 +20,14 @@ def test_what_orjson_refuses_is_written_the_same_way_by_the_standard_library():
     big = 2**100
     assert jsontext.sorted_bytes({"seed": big, 2: "x", "b": [1]}) == b'{"2":"x","b":[1],"seed":%d}' % big
     assert jsontext.sorted_bytes({"seed": big, "b": 1}) == jsontext.sorted_bytes({"b": 1, "seed": big})
-    when = datetime(2026, 12, 4, 1, 2, 3, tzinfo=UTC)
+    when = datetime(2026, 12, 4, 1, 2, 3, 456, tzinfo=UTC)
     assert jsontext.sorted_bytes([when]) != jsontext.sorted_bytes([when.replace(second=4)])
+    # Either way, the same form: keys as orjson writes them, dates in ISO 8601, text as itself.
+    plain = {"d": when, True: 1, None: 2, 1.5: "«日»"}
+    assert jsontext.sorted_bytes(plain) == (
+        '{"1.5":"«日»","d":"2026-12-04T01:02:03.000456+00:00","null":2,"true":1}').encode()
+    assert jsontext.sorted_bytes({**plain, "n": big}) == (
+        '{"1.5":"«日»","d":"2026-12-04T01:02:03.000456+00:00","n":%d,"null":2,"true":1}' % big).encode()
 
 
 def test_frames_are_json_text_the_page_reads_back():
