@@ -27,7 +27,7 @@ def test_what_orjson_refuses_is_written_the_same_way_by_the_standard_library():
     assert jsontext.sorted_bytes(plain) == (
         '{"1.5":"«日»","d":"2026-12-04T01:02:03.000456+00:00","null":2,"true":1}').encode()
     assert jsontext.sorted_bytes({**plain, "n": big}) == (
-        '{"1.5":"«日»","d":"2026-12-04T01:02:03.000456+00:00","n":%d,"null":2,"true":1}' % big).encode()
+        f'{{"1.5":"«日»","d":"2026-12-04T01:02:03.000456+00:00","n":{big},"null":2,"true":1}}').encode()
 
 
 def test_frames_are_json_text_the_page_reads_back():
