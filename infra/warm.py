@@ -10,7 +10,7 @@ a push makes tens of thousands of short-lived containers (template contexts, tra
 Python's default of a young collection every 700 of them, most of a push's garbage was walked once or
 twice and what lived a little longer was moved up and walked again by the older generations' collections
 (about 7% of a busy server's CPU). With a young collection every ``YOUNG_OBJECTS``, most of it is gone by
-then: the collector's share halves, at the cost of a pause of a few milliseconds every few seconds on a
+then: the collector's share is less than half, at the cost of a pause of about 10 ms every few seconds on a
 busy server (figures: docs/performance.md).
 """
 
