@@ -415,8 +415,9 @@ class BaseEngine:
         raise IllegalAction("no response window is open")
 
     def encode(self, state: State) -> JSONDict:
-        """A JSON-able snapshot (the state is already plain data)."""
-        return copy.deepcopy(state)
+        """A JSON-able snapshot: a copy of the state, which is plain JSON data already (dicts, lists, scalars: the
+        contract test checks it), made by :func:`clone` (``copy.deepcopy`` took 2.5 times as long, once a move)."""
+        return cast(JSONDict, clone(state))
 
     def decode(self, data: JSONDict) -> State:
         """The state back from ``encode``: the same object, no copy (a read never changes a state,

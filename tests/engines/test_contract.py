@@ -53,6 +53,7 @@ def test_random_games_end_replay_and_round_trip(name):
             assert outcome is not None and isinstance(outcome["winners"], list)
             again = replay(engine, players, options, seed * 1000 + players, moves)
             assert engine.encode(again) == engine.encode(state)
+            assert json.loads(json.dumps(engine.encode(state))) == engine.encode(state)  # JSON's types alone
             decoded = engine.decode(json.loads(json.dumps(engine.encode(state))))
             assert engine.outcome(decoded) == outcome
             for seat in [None, *range(players)]:
@@ -68,7 +69,10 @@ def test_views_legal_and_json_round_trip_during_play(name):
     for _ in range(60):
         if engine.outcome(state) is not None:
             break
-        decoded = engine.decode(json.loads(json.dumps(engine.encode(state))))
+        encoded = engine.encode(state)
+        assert json.loads(json.dumps(encoded)) == encoded, "a state holds more than JSON's own types"
+        assert encoded is not state and encoded == state
+        decoded = engine.decode(json.loads(json.dumps(encoded)))
         for seat in [None, *range(players)]:
             assert engine.view(decoded, seat) == assert_view_ok(engine, state, seat)
         assert engine.awaiting(state) == set(engine.view(state, None)["awaiting"])

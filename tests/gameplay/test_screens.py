@@ -170,6 +170,26 @@ def test_a_pushed_csrf_token_posts_a_move(table_with):
     assert Game.objects.get(pk=game.pk).version == game.version + 1
 
 
+def test_a_pushed_token_is_a_fresh_mask_of_the_cookie_secret():
+    """``csrf_token_for`` makes Django's token form: Django unmasks it to the cookie's secret; each token has a mask
+    of its own, drawn evenly over Django's characters; a malformed secret gets no token at all."""
+    from collections import Counter
+
+    from django.middleware.csrf import CSRF_ALLOWED_CHARS, _get_new_csrf_string, _unmask_cipher_token
+
+    from gameplay.screens import csrf_token_for
+
+    secret = _get_new_csrf_string()
+    tokens = [csrf_token_for(secret) for _ in range(3000)]
+    assert all(len(token) == 64 and _unmask_cipher_token(token) == secret for token in tokens)
+    assert len(set(tokens)) == len(tokens)
+    drawn = Counter(char for token in tokens for char in token[:32])  # the masks: 96,000 characters
+    assert set(drawn) == set(CSRF_ALLOWED_CHARS)
+    expected = 96_000 / len(CSRF_ALLOWED_CHARS)  # ~1,548 each; a bias of a byte's remainder would give ±25%
+    assert all(abs(count - expected) < expected * 0.15 for count in drawn.values()), drawn.most_common(3)
+    assert csrf_token_for("short") == "" and csrf_token_for("!" * 32) == ""
+
+
 def test_reads_never_expire_a_window_the_poll_does(table_with):
     """A page, a partial and a push only read; the /rev/ poll expires a passed deadline where no worker runs."""
     from datetime import timedelta
