@@ -77,8 +77,10 @@ def element_span(html: str, element_id: str) -> tuple[int, int] | None:
     return None
 
 
-# The number a panel (phone ``#private-view``, board ``#public-view``) carries: the table revision it shows.
-REVISION = re.compile(rb'data-revision="(\d+)"')
+# The number a panel (phone ``#private-view``, board ``#public-view``) carries: the table revision it shows. Read off
+# the panel itself: a whole page (the host's, after "Play again", a plain form POST) has one on its <body> too, of
+# when it loaded, which table.js never moves (read first, the screen looked stuck there: every move an error).
+REVISION = re.compile(rb'id="(?:private|public)-view"[^>]*?\sdata-revision="(\d+)"')
 ROOTS = ("private-view", "public-view", "moderator-view")
 
 

@@ -104,6 +104,29 @@ def test_frames_assembled_on_each_page_equal_its_get_for_many_states(table_with,
         assert ROLE not in board_page and "data-peek" not in board_page
 
 
+def test_the_load_tool_reads_a_whole_page_s_revision_from_its_panel(table_with):
+    """A whole page (what the load tool holds after the host's "Play again", a plain form POST) keeps the revision it
+    loaded at on its <body>, which table.js never moves; frames move the panel's. The tool reads the panel's, so
+    the screen is not taken for one stuck at the page's load (every later move counted an error)."""
+    from tools.loadtest import REVISION
+
+    table, people = table_with(5)
+    game = start(table, people[0])
+    page = people[1].get(f"/t/{table.code}/").content.decode()
+    body_tag = re.compile(r'<body[^>]*\sdata-revision="(\d+)"')
+    loaded = int(body_tag.search(page).group(1))
+    socket = socket_of(people[1], "phone", "en")
+    table.refresh_from_db()
+    page = assemble(page, pushes.push_frame(table.pk, table.code, table.revision, socket))
+    one_move(game, people, table)
+    table.refresh_from_db()
+    page = assemble(page, pushes.push_frame(table.pk, table.code, table.revision, socket))
+    assert int(body_tag.search(page).group(1)) == loaded < table.revision  # the page's own, never moved
+    assert int(REVISION.search(page.encode()).group(1)) == table.revision
+    board = Client().get(f"/t/{table.code}/board/").content
+    assert int(REVISION.search(board).group(1)) == table.revision
+
+
 def test_a_vote_sends_the_public_head_to_every_phone_and_a_private_fragment_to_the_voter_alone(table_with):
     table, people = table_with(7)
     game = start(table, people[0])
