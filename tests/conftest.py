@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import random
-from collections.abc import Iterator
-from unittest import mock
 
 import pytest
 from django.test import Client
 
 from lobby.models import Player, Table
 
+# Games dealt from a seeded sequence, for tests that deal until a position comes up (tools/deals.py).
+from tools.deals import seeded_deals  # noqa: F401
+
 # Tests drive the clock themselves (gameplay.worker.tick); the ASGI app must not start its own.
 os.environ["GAME_WORKER"] = "0"
 # Every reused public piece is rendered again and compared (gameplay.pieces), here and in every server the
 # tests start: a piece that reads something it does not record fails a test instead of going stale.
 os.environ["SCREEN_PIECES_VERIFY"] = "1"
-
-
-@contextlib.contextmanager
-def seeded_deals(name: str) -> Iterator[None]:
-    """Games dealt from a sequence seeded with ``name`` (a deal's one random draw, ``services.new_seed``), so a
-    test that deals until it meets some position deals the same games every run, in this thread or a server's."""
-    from gameplay import services
-
-    deals = random.Random(name)
-    with mock.patch.object(services, "new_seed", lambda: deals.getrandbits(128)):
-        yield
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,8 @@ starts the window (after a load tool's warm-up), SIGUSR2 writes the figures of t
 FILE. A function inside another measured one is counted in both; one inside itself (a piece in a piece) once.
 The wrappers cost about 5% of a move.
 
-``--deals NAME``: every game is dealt from one sequence seeded with NAME (``services.new_seed``, as the tests'
-``seeded_deals``), so two runs play the same games and the spread between them is the machine's.
+``--deals NAME``: every game is dealt from one sequence seeded with NAME (``tools.deals``, as the tests deal), so
+two runs play the same games and the spread between them is the machine's.
 
 Only for measuring (``tools/loadrun.sh``: ``BYFUNC=FILE``, ``DEALS=NAME``); the app never imports it.
 """
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import random
 import resource
 import signal
 import sys
@@ -118,10 +117,10 @@ def main() -> None:
     django.setup()
     from gameplay import pieces, pushes, screens, services, socket_moves  # noqa: F401 (replaced in place below)
     from infra import jsontext  # noqa: F401
+    from tools.deals import seeded_deals
 
     if options.deals:
-        deals = random.Random(options.deals)
-        services.new_seed = lambda: deals.getrandbits(128)
+        seeded_deals(options.deals).__enter__()  # for the life of the server
     if options.by_function:
         if "gameplay.consumers" in sys.modules:  # it keeps its own references to play and push_frames
             raise SystemExit("gameplay.consumers was imported before its functions could be measured")
