@@ -42,6 +42,7 @@ def _silent_window(table_with, rng_seed: int = 1):
         game.refresh_from_db()
         if game.countdown is not None:
             return table, people, game, seats
+        assert not game.over, "the game ended before a silent window opened: deal another game"
         movers = [s for s in seats if legal(game, s)]
         assert movers, "no one can move outside a silent window"
         seat = rng.choice(movers)
