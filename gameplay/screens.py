@@ -244,6 +244,7 @@ class TableNow:
         self._tables: dict[str, dict] = {}
         self._table_infos: dict[str, dict] = {}
         self._shared: dict[str, str] = {}
+        self._ended: dict[str, dict[str, SafeString]] = {}
 
     def info(self, language: str | None = None) -> dict:
         """The latest game's public facts (``game_public_info``) in ``language`` (else the current one), made once
@@ -350,6 +351,22 @@ class TableNow:
             }, public=True, store=self.store, language=language)
             self._phone_public[language] = made
         return self._phone_public[language]
+
+    def ended(self, language: str | None = None) -> dict[str, SafeString]:
+        """What every phone's panel shows alike of the latest game once it is over, in ``language``, rendered once
+        for all of them: its outcome, and its public part (``pv-table``: the board's view, as while it ran)."""
+        language = language or translation.get_language()
+        if language not in self._ended:
+            public = self.phone_public(language).get("pv-table")
+            outcome = {"game": self.info(language), "names": self.game_ctx(None)["names"]}
+            self._ended[language] = {"outcome": mark_safe(_rendered("gameplay/_outcome.html", outcome)),  # noqa: S308
+                                     "public": public.render(None) if public is not None else mark_safe("")}
+        return self._ended[language]
+
+    @cached_property
+    def lobby_seats(self) -> list:
+        """The table's seats with their players, as the lobby lists them (read once for every phone)."""
+        return list(self.table.seats.select_related("player"))
 
     @cached_property
     def store(self) -> pieces.Store:
@@ -466,21 +483,30 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
 def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
     """The phone panel before and between games: the last game's end and the lobby (``lobby/_table.html``)."""
     table, latest = now.table, now.latest
-    player = Player.objects.filter(pk=viewer.player_id).first() if viewer.player_id is not None else None
+    player = _player(now.lobby_seats, viewer.player_id)
     is_host = viewer.hosts(table)
     context: dict = {"table": table_info(table), "is_host": is_host, "csrf_token": viewer.csrf_token,
                      "next_url": reverse("table", args=[table.code]), "night": now.night if is_host else None}
     if latest is not None:
         seat = game_seat_of(game=latest, player=viewer.player_id, devices=viewer.devices)
         ctx = dict(now.game_ctx(seat), move_id=uuid.uuid4().hex)
-        context["game"] = now.info(viewer.language)
+        context["game"], context["ended"] = now.info(viewer.language), now.ended(viewer.language)
         if seat is None:
             context["last_game"] = ctx
         else:
             context["game_ctx"], context["game_seat"] = ctx, seat
-    context.update(table_lobby(table, player=player, join=join_link_for(viewer.base_url, table)))
+    context.update(table_lobby(table, player=player, join=join_link_for(viewer.base_url, table),
+                               seats=now.lobby_seats))
     context["player"] = player
     return context
+
+
+def _player(seats: list, player_id: int | None) -> Player | None:
+    """The viewer's player: from its seat's row when it sits at the table (read with the seats), else read."""
+    if player_id is None:
+        return None
+    seated = next((seat.player for seat in seats if seat.player_id == player_id), None)
+    return seated if seated is not None else Player.objects.filter(pk=player_id).first()
 
 
 def phone_tag(now: TableNow, viewer: Viewer) -> tuple[str | None, dict, list[Fragment]]:

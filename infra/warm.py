@@ -16,8 +16,10 @@ busy server (figures: docs/performance.md).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
@@ -64,3 +66,15 @@ def warm_and_freeze() -> int:
     gc.freeze()
     gc.set_threshold(YOUNG_OBJECTS, OLDER_COLLECTIONS, OLDER_COLLECTIONS)
     return compiled
+
+
+@contextlib.contextmanager
+def as_served() -> Iterator[int]:
+    """Inside it, this process collects as a serving one does (``warm_and_freeze``; yields the templates compiled):
+    a bench's figures then hold the server's collections, not a test runner's. Collections as before after it."""
+    thresholds = gc.get_threshold()
+    try:
+        yield warm_and_freeze()
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)

@@ -42,10 +42,10 @@ def seat_names(table: Table) -> list[dict]:
     return [{"name": s.name, "is_bot": bool(s.bot)} for s in table.seats.select_related("player")]
 
 
-def table_lobby(table: Table, *, player: Player | None, join: dict) -> dict:
-    """The lobby of ``templates/lobby/_table.html`` for this browser: seats, joining (``join``: the join
-    link, :func:`join_link_for`), the host's settings."""
-    seats = list(table.seats.select_related("player"))
+def table_lobby(table: Table, *, player: Player | None, join: dict, seats: list) -> dict:
+    """The lobby of ``templates/lobby/_table.html`` for this browser: ``seats`` (the table's seats with their players,
+    read once for every phone of a push), joining (``join``: the join link, :func:`join_link_for`), the host's
+    settings."""
     me = player.pk if player else None
     engine = get_engine(table.engine)
     context: dict = {

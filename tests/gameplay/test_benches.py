@@ -38,6 +38,15 @@ def test_pushbench_with_one_deal_plays_the_same_games_and_can_leave_the_pushes_o
     assert not Table.objects.exists() and not Game.objects.exists() and not Player.objects.exists()
 
 
+@pytest.mark.django_db
+def test_pushbench_tells_each_kind_of_move_s_pushes_apart_a_game_s_end_and_the_next_start_among_them():
+    report = _report("pushbench", "--phones", "5", "--pushes", "80", "--warmup", "0", "--deal", "7")
+    kinds = report["by_move"]
+    assert sum(figures["pushes"] for figures in kinds.values()) == 80
+    assert {"proposal", "votes", "mission", "game over", "new game"} <= set(kinds)
+    assert all(0 < figures["median_ms"] <= figures["max_ms"] for figures in kinds.values())
+
+
 def test_layerbench_prints_both_layers_for_each_count_of_sockets():
     rows = _report("layerbench", "--sockets", "16", "--sockets", "40", "--pushes", "20")
     assert [row["sockets"] for row in rows] == [16, 40]

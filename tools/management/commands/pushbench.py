@@ -6,7 +6,9 @@ after a real move (``--moves``: "vote" plays the vote window's answers one by on
 when it closes; "none" moves only the revision, so every fragment stays as it was): every phone's
 socket and the board's get their frame as JSON text from ``gameplay.pushes.push_frames``, exactly as
 the socket hub draws a table's frames. It prints the CPU time of a whole push (best, quartile, median)
-and per screen, and the frames' size per screen. Moves are not counted in the push's time.
+and per screen, and the frames' size per screen, then the median and slowest push by the kind of move pushed
+("votes", "mission", "game over", "new game", ...: the slowest pushes are a game's end and the next game's start,
+when every phone gets its whole panel). Moves are not counted in the push's time.
 Nothing stays behind: every row is written in a transaction that is rolled back at the end.
 Like the load tool's figures, it compares code at one moment on one machine: run "before" and
 "after" alternately (docs/performance.md).
@@ -34,6 +36,7 @@ from gameplay.models import Game
 from gameplay.pushes import Socket, push_frames
 from gameplay.selectors import game_state
 from gameplay.services import game_start, move_submit
+from infra.warm import as_served
 from lobby.models import Table
 
 
@@ -87,7 +90,7 @@ class Command(BaseCommand):
         # The one random draw of a deal, fixed for the run when asked.
         dealt = mock.patch.object(services, "new_seed", return_value=deal) if deal is not None else nullcontext()
         try:
-            with dealt, transaction.atomic():
+            with as_served(), dealt, transaction.atomic():  # collecting as the server does (config/asgi.py)
                 report = self._run(phones, pushes, warmup, moves, push=not no_push)
                 raise _Rollback
         except _Rollback:
@@ -100,12 +103,18 @@ class Command(BaseCommand):
             f"p25 {report['p25_ms']} ms, median {report['median_ms']} ms ({report['per_screen_ms']} ms a screen at "
             f"the median); {report['frame_bytes']} bytes of frames a push, {report['bytes_per_screen']} a screen"
         )
+        self.stdout.write("by the move pushed: " + "; ".join(
+            f"{kind} {figures['median_ms']} ms (max {figures['max_ms']}, {figures['pushes']} pushes)"
+            for kind, figures in report["by_move"].items()))
         self.stdout.write(json.dumps(report, sort_keys=True))
 
-    def _move(self, code: str) -> None:
-        """One move of the running game: the first awaited seat's first legal answer (a vote, a proposal)."""
+    def _move(self, code: str) -> str:
+        """One move of the running game: the first awaited seat's first legal answer (a vote, a proposal). Returns
+        what kind of move it was: "game over" (it ended the game), "new game" (the first of the next game on the
+        same seats), else the event of the log line it wrote last ("proposal", "votes", "mission", ...)."""
         table = Table.objects.get(code=code)
         game = Game.objects.filter(table=table, status=Game.RUNNING).first()
+        new = game is None
         if game is None:  # the game ended: the next one on the same seats
             game = game_start(table=table)
         engine = get_engine(game.engine)
@@ -115,6 +124,10 @@ class Command(BaseCommand):
         seats = {s.index: s.player_id for s in game.seats.all()}
         move_submit(table_id=table.pk, player=seats[seat], version=game.version, move_id=None, action=action,
                     window=game.window, devices={})
+        game.refresh_from_db()
+        if game.over:
+            return "game over"
+        return "new game" if new else str((game_state(game).get("log") or [{}])[-1].get("event", "?"))
 
     def _run(self, phones: int, pushes: int, warmup: int, moves: str, *, push: bool = True) -> dict:
         code, browsers = seat_table(phones)
@@ -123,11 +136,13 @@ class Command(BaseCommand):
         table_id = table.values_list("pk", flat=True).get()
         times: list[float] = []
         sizes: list[int] = []
+        kinds: list[str] = []
         for n in range(warmup + pushes):
             if moves == "vote":
-                self._move(code)
+                kind = self._move(code)
             else:
                 table.update(revision=F("revision") + 1)
+                kind = "none"
             revision = table.values_list("revision", flat=True).get()
             if not push:
                 continue
@@ -140,8 +155,12 @@ class Command(BaseCommand):
             if n >= warmup:
                 times.append(spent)
                 sizes.append(sum(len(text) for text in texts))
+                kinds.append(kind)
         if not push:
             return {"phones": phones, "pushes": 0, "moves": moves}
+        by_move: dict[str, list[float]] = {}
+        for kind, spent in zip(kinds, times, strict=True):
+            by_move.setdefault(kind, []).append(spent * 1000)
         times.sort()
         median = times[len(times) // 2] * 1000
         size = sorted(sizes)[len(sizes) // 2]
@@ -150,4 +169,6 @@ class Command(BaseCommand):
             "best_ms": round(times[0] * 1000, 2), "p25_ms": round(times[len(times) // 4] * 1000, 2),
             "median_ms": round(median, 2), "per_screen_ms": round(median / len(sockets), 2), "frame_bytes": size,
             "bytes_per_screen": size // len(sockets),
+            "by_move": {kind: {"pushes": len(spent), "median_ms": round(sorted(spent)[len(spent) // 2], 2),
+                               "max_ms": round(max(spent), 2)} for kind, spent in sorted(by_move.items())},
         }
