@@ -500,13 +500,22 @@ def render_fragment(fragment_id: str, store: Store | None, context: dict, render
 DIGITS_KEY = "pieces.native_digits"
 
 
+def _digits_around(context: Context) -> Callable[[str], str] | None:
+    """The {% nativedigits %} around a piece: in its own template, or in one that includes it (each included
+    template renders with render state of its own, pushed above its includer's)."""
+    for state in reversed(context.render_context.dicts):
+        if DIGITS_KEY in state:
+            return state[DIGITS_KEY]
+    return None
+
+
 class PieceNode(template.Node):
     def __init__(self, nodelist: template.NodeList, piece_id: list[template.base.FilterExpression]) -> None:
         self.nodelist = nodelist
         self.piece_id = piece_id
 
     def render(self, context: Context) -> str:
-        native = context.render_context.get(DIGITS_KEY)
+        native = _digits_around(context)
         if not isinstance(context, TrackingContext):  # not inside a public fragment: an element like any other
             with context.push(tag=TAG):
                 html = self.nodelist.render(context)
@@ -516,6 +525,8 @@ class PieceNode(template.Node):
         nodelist = self.nodelist
 
         def render(tracking: Context) -> str:
+            if native is not None:  # for the pieces inside it, rendered in contexts of their own
+                tracking.render_context[DIGITS_KEY] = native
             html = nodelist.render(tracking)
             return native(html) if native is not None else html  # as the {% nativedigits %} around it would
 

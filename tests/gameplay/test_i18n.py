@@ -273,3 +273,27 @@ def test_a_card_name_sits_inside_one_translated_sentence():
     with translation.override("ja"):
         text = Template(source).render(Context({}))
         assert text.endswith("としてブロック") and "Duke" not in text
+
+
+@pytest.mark.parametrize(("engine", "players"), [("inside_job", 5), ("coup", 3), ("good_cop_bad_cop", 4),
+                                                  ("good_cop_bad_cop_health", 4)])
+def test_a_persian_screen_writes_every_number_in_persian_digits_its_kept_pieces_too(table_with, engine, players):
+    """One digit style a page: the log lines, seats and tracks (pieces kept between pushes, inside templates the
+    panel includes) as much as the rest. Writing the digits again then changes nothing."""
+    from gameplay.templatetags.game_tags import native_digits
+
+    table, people = table_with(players, engine=engine)
+    game = start(table, people[0])
+    for _ in range(6):
+        movers = awaited_movers(game)
+        if game.over or not movers:
+            break
+        people[movers[0]].htmx_post(f"/t/{table.code}/move/", move_data(game, legal(game, movers[0])[0]))
+        game.refresh_from_db()
+    for person in people:
+        choose_language(person, "fa")
+    screens = [person.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true").content.decode() for person in people]
+    screens.append(people[0].get(f"/t/{table.code}/board/", HTTP_HX_REQUEST="true").content.decode())
+    assert any(re.search(r'class="log[ "]', screen) for screen in screens)
+    for screen in screens:
+        assert native_digits(screen, "fa") == screen

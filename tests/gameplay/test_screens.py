@@ -357,3 +357,45 @@ def test_at_the_health_edition_a_turn_step_sends_no_own_part_to_the_seats_that_w
     for seat, frame in enumerate(frames):
         assert ("pv-seat" in frame["f"]) == (seat == mover), (seat, sorted(frame["f"]))
         assert head_sent(frame)
+
+
+
+@pytest.mark.parametrize("language", ["en", "fa"])
+def test_a_game_s_end_is_one_public_part_on_every_phone_and_each_frame_equals_its_get(table_with, language):
+    """At a game's end every phone gets its whole panel: the outcome and the public part (the board's view, rendered
+    once for all of them: ``TableNow.ended``) the same bytes on each, the seat's own cards its own, and each frame
+    what its GET shows."""
+    from django.utils import translation
+
+    from gameplay.screens import TableNow
+    from gameplay.templatetags.game_tags import native_digits
+    from lobby.network import lan_base_url_for
+
+    table, people = table_with(5, engine="inside_job")
+    game = start(table, people[0])
+    sockets = phones_open(table, people)
+    for _ in range(200):
+        game.refresh_from_db()
+        if game.over:
+            break
+        one_move(game, people, table)
+    assert game.over
+    table.refresh_from_db()
+    pages = []
+    for person, socket in zip(people, sockets, strict=True):
+        # The join link between games: where this page's own request says phones reach the server, as its socket's
+        # handshake would (consumers: lan_base_url_for of its Host header).
+        socket.language, socket.url = language, lan_base_url_for("testserver", False)
+        frame = pushes.push_frame(table.pk, table.code, table.revision, socket)
+        assert set(frame["f"]) == {"private-view"}  # the panel's shape changed: sent whole
+        get = htmx_get(person, f"/t/{table.code}/", language)
+        assert normalized(frame["f"]["private-view"].encode()) == normalized(get.encode())
+        pages.append(get)
+    with translation.override(language):
+        ended = TableNow.read(table.pk).ended(language)
+    public, outcome = str(ended["public"]), native_digits(str(ended["outcome"]), language)
+    assert public.startswith('<div id="pv-table"') and 'data-test="role"' not in public and "data-peek" not in public
+    assert 'data-test="winners"' in outcome and f"{game.seed_hash}" in outcome
+    for page in pages:
+        assert page.count(public) == 1 and page.count(outcome) == 1
+        assert page.count('data-test="role"') == 1  # its own seat's card, in its own part
