@@ -38,3 +38,13 @@ def awaited_movers(game: Game) -> list[int]:
     """Seats that have something to do now."""
     game.refresh_from_db()
     return [s for s in range(game.players) if legal(game, s)]
+
+
+def play_until_over(game: Game, move, limit: int) -> None:
+    """``move()`` until ``game`` is over (at most ``limit`` moves); the game is read afresh."""
+    for _ in range(limit):
+        game.refresh_from_db()
+        if game.over:
+            return
+        move()
+    game.refresh_from_db()

@@ -21,7 +21,7 @@ from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import game_expire
 from tests.conftest import start
-from tests.gameplay.helpers import submit_status
+from tests.gameplay.helpers import play_until_over, submit_status
 
 pytestmark = pytest.mark.django_db
 
@@ -181,11 +181,7 @@ def test_every_phone_opens_on_the_seats_own_move(table_with, engine_name):
             advance(game, people, rng)
         seen |= check_all_phones(table, people, game)
     assert any(has for _, has in seen) and not all(has for _, has in seen), seen
-    for _ in range(3000):
-        game.refresh_from_db()
-        if game.over:
-            break
-        advance(game, people, rng)
+    play_until_over(game, lambda: advance(game, people, rng), 3000)
     assert game.over
     check_all_phones(table, people, game)
 

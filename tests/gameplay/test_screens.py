@@ -21,7 +21,7 @@ from gameplay import pushes
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from tests.conftest import Guest, start
-from tests.gameplay.helpers import awaited_movers, legal, move_data
+from tests.gameplay.helpers import awaited_movers, legal, move_data, play_until_over
 from tests.gameplay.test_privacy import normalized
 from tools.loadtest import apply_frame
 
@@ -374,11 +374,7 @@ def test_a_game_s_end_is_one_public_part_on_every_phone_and_each_frame_equals_it
     table, people = table_with(5, engine="inside_job")
     game = start(table, people[0])
     sockets = phones_open(table, people)
-    for _ in range(200):
-        game.refresh_from_db()
-        if game.over:
-            break
-        one_move(game, people, table)
+    play_until_over(game, lambda: one_move(game, people, table), 200)
     assert game.over
     table.refresh_from_db()
     pages = []
