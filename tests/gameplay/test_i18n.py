@@ -279,7 +279,8 @@ def test_a_card_name_sits_inside_one_translated_sentence():
                                                   ("good_cop_bad_cop_health", 4)])
 def test_a_persian_screen_writes_every_number_in_persian_digits_its_kept_pieces_too(table_with, engine, players):
     """One digit style a page: the log lines, seats and tracks (pieces kept between pushes, inside templates the
-    panel includes) as much as the rest. Writing the digits again then changes nothing."""
+    panel includes) and the host's drawer beside the board (pushed alone) as much as the rest. Writing the digits
+    again then changes nothing."""
     from gameplay.templatetags.game_tags import native_digits
 
     table, people = table_with(players, engine=engine)
@@ -294,6 +295,10 @@ def test_a_persian_screen_writes_every_number_in_persian_digits_its_kept_pieces_
         choose_language(person, "fa")
     screens = [person.get(f"/t/{table.code}/", HTTP_HX_REQUEST="true").content.decode() for person in people]
     screens.append(people[0].get(f"/t/{table.code}/board/", HTTP_HX_REQUEST="true").content.decode())
+    # The host's drawer beside the board, as a refetch (and each push: the same function) gives it.
+    drawer = people[0].get(f"/t/{table.code}/board/controls/").content.decode()
+    assert 'id="moderator-view"' in drawer and re.search(r"[0-9۰-۹]", drawer)
+    screens.append(drawer)
     assert any(re.search(r'class="log[ "]', screen) for screen in screens)
     for screen in screens:
         assert native_digits(screen, "fa") == screen
