@@ -122,8 +122,11 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "lobby.context_processors.player",
             ],
-            # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once).
-            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo", "gameplay.pieces"],
+            # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once);
+            # i18n_kept is Django's i18n library with each literal {% translate %} kept per language: no template
+            # loads i18n (that would put Django's own {% translate %} back in its place).
+            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo", "gameplay.pieces",
+                         "gameplay.templatetags.i18n_kept"],
         },
     }
 ]
