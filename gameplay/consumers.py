@@ -38,6 +38,7 @@ from django.utils import translation
 from gameplay import presence, pushes, socket_moves
 from gameplay.seats import session_devices
 from infra import jsontext, limits
+from infra.warm import collect_when_due
 from lobby import known_tables, notify
 from lobby.models import Table
 from lobby.network import lan_base_url_for
@@ -334,6 +335,7 @@ class Hub:
             logger.exception("push to table %s failed in the hub", table_id)
         finally:
             self._drawing.discard(table_id)
+        collect_when_due()  # its frames are out: a collection due now holds up no screen (infra/warm.py)
 
     async def _push(self, table_id: int, revision: int, answered: str, again: bool = False) -> None:
         self._newest[table_id] = max(self._newest.get(table_id, 0), revision)

@@ -12,6 +12,12 @@ twice and what lived a little longer was moved up and walked again by the older 
 (about 7% of a busy server's CPU). With a young collection every ``YOUNG_OBJECTS``, most of it is gone by
 then: the collector's share is less than half, at the cost of a pause of about 10 ms every few seconds on a
 busy server (figures: docs/performance.md).
+
+That pause came wherever the count ran over, mostly in the middle of a push, so a move that met it reached
+the other screens 8–10 ms later. So the collections are made between moves instead: the socket hub calls
+:func:`collect_when_due` once a table's push has gone out, and it makes the collection Python would make
+(the older generations' when due, as Python counts them) once ``YOUNG_OBJECTS`` are held. Python's own
+threshold is twice that (``YOUNG_LIMIT``), reached only where no push came to end (pages alone, a burst).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from django.utils import translation
 logger = logging.getLogger(__name__)
 
 YOUNG_OBJECTS = 20_000  # containers made (and not yet freed) between two young collections; Python's default is 700
+YOUNG_LIMIT = 2 * YOUNG_OBJECTS  # Python's own threshold: where no push ended in time for collect_when_due
 OLDER_COLLECTIONS = 20  # young collections between two of the middle generation, and those between two full ones
 
 TEMPLATE_SUFFIXES = (".html", ".svg", ".txt", ".webmanifest")
@@ -64,8 +71,21 @@ def warm_and_freeze() -> int:
     compiled = warm()
     gc.collect()
     gc.freeze()
-    gc.set_threshold(YOUNG_OBJECTS, OLDER_COLLECTIONS, OLDER_COLLECTIONS)
+    gc.set_threshold(YOUNG_LIMIT, OLDER_COLLECTIONS, OLDER_COLLECTIONS)
     return compiled
+
+
+def collect_when_due() -> int | None:
+    """Between moves (a table's push has gone out): the collection due once ``YOUNG_OBJECTS`` are held, the oldest
+    generation whose count is past its threshold as Python picks it, made now rather than inside the next render.
+    Returns the generation collected (None: none was due; never under Python's default thresholds)."""
+    counts = gc.get_count()
+    if counts[0] < YOUNG_OBJECTS:
+        return None
+    thresholds = gc.get_threshold()
+    generation = next((older for older in (2, 1) if counts[older] > thresholds[older]), 0)
+    gc.collect(generation)
+    return generation
 
 
 @contextlib.contextmanager

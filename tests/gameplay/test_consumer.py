@@ -77,6 +77,28 @@ async def test_socket_sends_the_revision_and_then_each_new_one_only(redis_layer,
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_once_a_push_is_out_the_hub_makes_the_collection_due_then(redis_layer, table_with, monkeypatch):
+    """The collector's pause comes between moves, not inside a push (infra/warm.py): the hub asks for it after a
+    table's frames are sent."""
+    asked: list[int] = []
+    monkeypatch.setattr(consumers, "collect_when_due", lambda: asked.append(1))
+    table, people = await sync_to_async(table_with)(5)
+    socket = communicator(table.code)
+    assert (await socket.connect())[0]
+    first = await socket.receive_json_from(timeout=5)
+    await asyncio.sleep(0.2)
+    before = len(asked)
+    await sync_to_async(start)(table, people[0])
+    await next_revision(socket, first["v"])
+    for _ in range(50):
+        if len(asked) > before:
+            break
+        await asyncio.sleep(0.02)
+    assert len(asked) == before + 1  # once, when the push had gone out
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_socket_from_a_foreign_origin_is_refused(redis_layer, table_with):
     table, _ = await sync_to_async(table_with)(1)
     socket = communicator(table.code, origin=b"http://evil.example")

@@ -36,7 +36,7 @@ from gameplay.models import Game
 from gameplay.pushes import Socket, push_frames
 from gameplay.selectors import game_state
 from gameplay.services import game_start, move_submit
-from infra.warm import as_served
+from infra.warm import as_served, collect_when_due
 from lobby.models import Table
 
 
@@ -149,6 +149,7 @@ class Command(BaseCommand):
             started = time.process_time()
             texts = [text for _shown, text in push_frames(table_id, code, revision, sockets)]
             spent = time.process_time() - started
+            collect_when_due()  # as the socket hub does once a push is out
             frames = [json.loads(text) for text in texts]
             if any("f" not in frame for frame in frames):
                 raise RuntimeError(f"a screen got no fragments: {[sorted(f) for f in frames]}")
