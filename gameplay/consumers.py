@@ -225,6 +225,9 @@ class SameOriginValidator:
         return await self.application(scope, receive, send)
 
 
+COLLECT_AFTER_SECONDS = 0.001  # after a push: the loop's next turn writes its frames first (Hub._draw)
+
+
 class Hub:
     """This event loop's table sockets, by table: the one member of each table's Channels group here.
 
@@ -335,7 +338,9 @@ class Hub:
             logger.exception("push to table %s failed in the hub", table_id)
         finally:
             self._drawing.discard(table_id)
-        collect_when_due()  # its frames are out: a collection due now holds up no screen (infra/warm.py)
+        # Its frames are out: a collection due now holds up no screen (infra/warm.py). Not in this turn of the loop,
+        # though: Twisted writes the frames to the sockets on the next one, and a collection now would hold them back.
+        asyncio.get_running_loop().call_later(COLLECT_AFTER_SECONDS, collect_when_due)
 
     async def _push(self, table_id: int, revision: int, answered: str, again: bool = False) -> None:
         self._newest[table_id] = max(self._newest.get(table_id, 0), revision)
