@@ -127,6 +127,38 @@ def test_the_load_tool_reads_a_whole_page_s_revision_from_its_panel(table_with):
     assert int(REVISION.search(board).group(1)) == table.revision
 
 
+def _span_by_pattern(html: str, element_id: str) -> tuple[int, int] | None:
+    """The load tool's element_span as it was, by one pattern over the page: what the faster one must answer."""
+    found = re.search(rf'<([a-z][a-z0-9]*)\b[^>]*\bid="{re.escape(element_id)}"', html)
+    if found is None:
+        return None
+    name, depth = found.group(1), 0
+    for tag in re.finditer(rf"<(/?){name}\b[^>]*>", html[found.start():]):
+        depth += -1 if tag.group(1) else 1
+        if depth == 0:
+            return found.start(), found.start() + tag.end()
+    return None
+
+
+def test_the_load_tool_finds_every_element_of_real_screens_as_the_pattern_did(table_with):
+    from tools.loadtest import element_span
+
+    table, people = table_with(6)
+    game = start(table, people[0])
+    pages = []
+    for _ in range(12):
+        pages += [guest.get(f"/t/{table.code}/").content.decode() for guest in people[:3]]
+        pages.append(Client().get(f"/t/{table.code}/board/").content.decode())
+        one_move(game, people, table)
+    pages += [  # what a page never holds, but the pattern answers all the same
+        '<p>id="x" in text</p><div data-id="x">a</div>', '<div id="x"><div>in</div><div id="y"></div></div>',
+        '<divid="x"></div><span class="a" id="x">b</span>', '<li id="x">open', 'id="x"', '<div id="xy"></div>']
+    ids = {found for page in pages for found in re.findall(r'\bid="([^"]+)"', page)} | {"x", "y", "absent"}
+    for page in pages:
+        for element_id in ids:
+            assert element_span(page, element_id) == _span_by_pattern(page, element_id), element_id
+
+
 def test_a_vote_sends_the_public_head_to_every_phone_and_a_private_fragment_to_the_voter_alone(table_with):
     table, people = table_with(7)
     game = start(table, people[0])
