@@ -39,15 +39,12 @@ class KeptTranslateNode(django_i18n.TranslateNode):
         key = (translation.get_language(), context.autoescape)
         value = self.kept.get(key)
         if value is None:
-            value = super().render(context)
-            if self.asvar:
-                value = context[self.asvar]
-            self.kept[key] = value
-        elif self.asvar:
-            context[self.asvar] = value
-        if self.asvar:
-            return ""
-        return value
+            rendered = super().render(context)
+            value = self.kept[key] = context[self.asvar] if self.asvar else rendered
+        if not self.asvar:
+            return value
+        context[self.asvar] = value
+        return ""
 
 
 @register.tag("translate")
