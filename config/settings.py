@@ -113,8 +113,10 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # Django's cached loader, which hands a template named *.jinja to Jinja2 (gameplay/jinja.py).
+            "loaders": [("gameplay.jinja.Loader", ["django.template.loaders.filesystem.Loader",
+                                                   "django.template.loaders.app_directories.Loader"])],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",

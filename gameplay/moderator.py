@@ -1,7 +1,7 @@
 """The moderator's tablet: the host's controls on the board, built from public facts only.
 
-The board page is the public board (``templates/gameplay/_board.html``, the same bytes for
-everyone) plus this fragment (``templates/gameplay/_moderator.html``, refreshed on its own on
+The board page is the public board (``templates/gameplay/_board.jinja``, the same bytes for
+everyone) plus this fragment (``templates/gameplay/_moderator.jinja``, refreshed on its own on
 every table change). Everyone's fragment says who hosts after the role changed hands; the
 host's holds the controls, which post to the very views the host's phone uses
 (``lobby.views`` seat tools and settings, ``gameplay.controls``) with ``back=board``.
@@ -10,7 +10,7 @@ Nothing here reads a game's state or an engine view: only the lobby's seats and 
 game row's public info (``game_public_info``: never the seed before the end), the seats' names
 and which phones are asleep (both shown on the public board already). So the moderator, who
 may be the tablet everyone looks at, can never be shown a secret. The game-night control
-(``templates/gameplay/night_controls.html``) reads only whether a night is open and since when.
+(``templates/gameplay/night_controls.jinja``) reads only whether a night is open and since when.
 """
 
 from __future__ import annotations

@@ -312,10 +312,8 @@ class TrackingContext(Context):
             for name, value in self.dicts[level].items():
                 if level < self.outer:
                     seen[name] = (name, True, (name,))
-                elif isinstance(value, (Tracked, TrackedList)) and value.reads is self.reads:
-                    seen[name] = (name, True, value.path)
                 else:
-                    seen[name] = (name, False, _plain(value))
+                    seen[name] = _seen_as(self.reads, name, value)
         return tuple(seen.values())
 
 
@@ -509,32 +507,49 @@ def _digits_around(context: Context) -> Callable[[str], str] | None:
     return None
 
 
+def _seen_as(reads: Reads, name: str, value: Any) -> tuple[str, bool, Any]:
+    """How an inner piece sees ``name`` (``TrackingContext.names``): where in the outer piece's entry it was read,
+    or the value the outer piece made."""
+    if isinstance(value, (Tracked, TrackedList)) and value.reads is reads:
+        return (name, True, value.path)
+    return (name, False, _plain(value))
+
+
+def place_piece(context: Context, piece_id: str, body: Callable[[Context], str], made_here: dict | None = None) -> str:
+    """The piece ``piece_id``, its bytes rendered by ``body`` from a context. Inside a public fragment (a
+    :class:`TrackingContext`) it is made or reused (:func:`made_piece`) and stands in its outer piece's bytes as a
+    marker; elsewhere it is an element like any other. It sees the names of ``context``, and ``made_here``: names a
+    Jinja template made itself (a loop's item), which Django's context does not hold."""
+    made_here = made_here or {}
+    native = _digits_around(context)
+    if not isinstance(context, TrackingContext):  # not inside a public fragment: an element like any other
+        with context.push(tag=TAG, **made_here):
+            html = body(context)
+        html = native(html) if native is not None else html
+        return html.replace(TAG_ATTR, f'data-tag="{bytes_tag(html)}"', 1)
+
+    def render(tracking: Context) -> str:
+        if native is not None:  # for the pieces inside it, rendered in contexts of their own
+            tracking.render_context[DIGITS_KEY] = native
+        html = body(tracking)
+        return native(html) if native is not None else html  # as the {% nativedigits %} around it would
+
+    names = context.names() + tuple(_seen_as(context.reads, name, value) for name, value in made_here.items())
+    place = Inner(piece_id, names, render, context.template)
+    made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template, whole=True,
+                      language=context.language)
+    context.inner.append((place, made))
+    return _marker(len(context.inner) - 1)
+
+
 class PieceNode(template.Node):
     def __init__(self, nodelist: template.NodeList, piece_id: list[template.base.FilterExpression]) -> None:
         self.nodelist = nodelist
         self.piece_id = piece_id
 
     def render(self, context: Context) -> str:
-        native = _digits_around(context)
-        if not isinstance(context, TrackingContext):  # not inside a public fragment: an element like any other
-            with context.push(tag=TAG):
-                html = self.nodelist.render(context)
-            html = native(html) if native is not None else html
-            return html.replace(TAG_ATTR, f'data-tag="{bytes_tag(html)}"', 1)
         piece_id = "".join(str(part.resolve(context)) for part in self.piece_id)
-        nodelist = self.nodelist
-
-        def render(tracking: Context) -> str:
-            if native is not None:  # for the pieces inside it, rendered in contexts of their own
-                tracking.render_context[DIGITS_KEY] = native
-            html = nodelist.render(tracking)
-            return native(html) if native is not None else html  # as the {% nativedigits %} around it would
-
-        place = Inner(piece_id, context.names(), render, context.template)
-        made = made_piece(piece_id, context.store, place.entry(context.entry), render, context.template, whole=True,
-                          language=context.language)
-        context.inner.append((place, made))
-        return _marker(len(context.inner) - 1)
+        return place_piece(context, piece_id, self.nodelist.render)
 
 
 register = template.Library()

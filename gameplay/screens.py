@@ -337,16 +337,16 @@ class TableNow:
         language = language or translation.get_language()
         if language not in self._phone_public:
             info, board = self.info(language), self.game_ctx(None)
-            made = {"pv-head": Fragment("pv-head", "gameplay/_phone_head.html", {
+            made = {"pv-head": Fragment("pv-head", "gameplay/_phone_head.jinja", {
                 "table": self.table_ctx(language), "game": info, "names": board["names"], "asleep": self.asleep,
                 "handovers": self.handovers, "status_template": board["status_template"], "view": board["view"],
             }, public=True, store=self.store, language=language)}
             if board["public_template"]:
-                made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.html", {
+                made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.jinja", {
                     "template": board["public_template"], "view": board["view"], "seats": board["seats"],
                     "names": board["names"], "log_template": board["log_template"],
                 }, public=True, store=self.store, language=language)
-            made["pv-reference"] = Fragment("pv-reference", "gameplay/_phone_reference.html", {
+            made["pv-reference"] = Fragment("pv-reference", "gameplay/_phone_reference.jinja", {
                 "engine": self.game.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
             }, public=True, store=self.store, language=language)
             self._phone_public[language] = made
@@ -359,7 +359,7 @@ class TableNow:
         if language not in self._ended:
             public = self.phone_public(language).get("pv-table")
             outcome = {"game": self.info(language), "names": self.game_ctx(None)["names"]}
-            self._ended[language] = {"outcome": mark_safe(_rendered("gameplay/_outcome.html", outcome)),  # noqa: S308
+            self._ended[language] = {"outcome": mark_safe(_rendered("gameplay/_outcome.jinja", outcome)),  # noqa: S308
                                      "public": public.render(None) if public is not None else mark_safe("")}
         return self._ended[language]
 
@@ -460,7 +460,7 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     game = {key: info[key] for key in SEAT_GAME_KEYS}
     ctx = now.game_ctx(seat, own=seat is not None)
     away = seat is None and moved_away(running, viewer.player_id, viewer.devices)
-    mine = Fragment("pv-seat", "gameplay/_phone_seat.html", {
+    mine = Fragment("pv-seat", "gameplay/_phone_seat.jinja", {
         "table": now.table_ctx(language), "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited,
         "moved_away": away, "move_url": now.move_url,
     }, tokens=True, language=language, tag_from=[now.shared_digest(language), seat, awaited, away,
@@ -472,7 +472,7 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
         board = now.game_ctx(None)
         tools = {"seats": board["seats"], "asleep": now.asleep, "night": now.night} if is_host else {
             "seats": [], "asleep": [], "night": None}
-        parts.append(Fragment("pv-tools", "gameplay/_phone_tools.html", {
+        parts.append(Fragment("pv-tools", "gameplay/_phone_tools.jinja", {
             "table": now.table_ctx(language), "game": game, "game_seat": seat, "is_host": is_host, **tools,
         }, tokens=True, language=language, tag_from=[now.shared_digest(language), seat, is_host, tools]))
     if seat is not None:
@@ -481,7 +481,7 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
 
 
 def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
-    """The phone panel before and between games: the last game's end and the lobby (``lobby/_table.html``)."""
+    """The phone panel before and between games: the last game's end and the lobby (``lobby/_table.jinja``)."""
     table, latest = now.table, now.latest
     player = _player(now.lobby_seats, viewer.player_id)
     is_host = viewer.hosts(table)
@@ -534,7 +534,7 @@ def panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment]
         context = {**_lobby_context(now, viewer), "note": note}
     else:
         context = {**shell, "note": note, "parts": [p.render(viewer) for p in parts]}
-    return mark_safe(_rendered("gameplay/_panel.html", context))  # noqa: S308 (autoescaped)
+    return mark_safe(_rendered("gameplay/_panel.jinja", context))  # noqa: S308 (autoescaped)
 
 
 def shell_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
@@ -565,7 +565,7 @@ def board_part(now: TableNow, viewer: Viewer) -> Fragment:
         if running is not None:
             context["asleep"] = now.asleep
             context["handovers"] = now.handovers
-    return Fragment(BOARD_ROOT, "gameplay/_board.html", context, public=True, revision=now.revision,
+    return Fragment(BOARD_ROOT, "gameplay/_board.jinja", context, public=True, revision=now.revision,
                     tagged=running is not None, store=now.store if running is not None else None,
                     language=viewer.language)
 
@@ -583,7 +583,7 @@ def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
     # Only the host's drawer shows the game (everyone's says who hosts): the others read no game row.
     mod = moderator_context(now.table, viewer.player_id, latest=now.latest if host else None,
                             asleep=now.asleep if host else [])
-    return Fragment(MODERATOR_ROOT, "gameplay/_moderator.html",
+    return Fragment(MODERATOR_ROOT, "gameplay/_moderator.jinja",
                     {"table": _table(now.table), "mod": mod, "night": now.night if host else None},
                     tokens=host, revision=now.revision)
 

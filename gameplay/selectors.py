@@ -92,7 +92,7 @@ def game_public_info(game: Game) -> dict:
 
 def seats_info(game: Game, me: int | None) -> list[dict]:
     """The seats in order, with names and whether each is a bot."""
-    # Names stay plain data; templates draw the bot mark from is_bot (templates/icons/bot_mark.html),
+    # Names stay plain data; templates draw the bot mark from is_bot (templates/icons/bot_mark.jinja),
     # a drawing and a word rather than an emoji a font may lack.
     return [
         # A deleted account's seat (its stored name erased) reads as the neutral name.
@@ -128,12 +128,16 @@ def game_templates(engine_name: str) -> dict[str, str]:
     a seat's own keys (``phone_private_keys``) draws its phone in three parts: a public status line, the
     seat's own part (``phone.html``) and a public part; any other game's phone is ``phone.html`` alone."""
     split = get_engine(engine_name).phone_private_keys is not None
-    base = f"games/{engine_name}/"
-    return {"phone_template": base + "phone.html",
-            "status_template": base + "phone_status.html" if split else "",
-            "public_template": base + "phone_public.html" if split else "",
-            "board_template": base + "board.html",
-            "log_template": base + "log_line.html"}
+    return {"phone_template": game_part(engine_name, "phone"),
+            "status_template": game_part(engine_name, "phone_status") if split else "",
+            "public_template": game_part(engine_name, "phone_public") if split else "",
+            "board_template": game_part(engine_name, "board"),
+            "log_template": game_part(engine_name, "log_line")}
+
+
+def game_part(engine_name: str, part: str) -> str:
+    """The template of a game's ``part`` (a game's templates are Jinja's: ``gameplay.jinja``)."""
+    return f"games/{engine_name}/{part}.jinja"
 
 
 REPLAY_CHECKPOINT = 10

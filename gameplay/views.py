@@ -2,7 +2,7 @@
 
 One template per page with a partial that htmx refetches on ``table-changed``; the partial
 gets only engine views (``gameplay.selectors``), never the state or the Game row. Before and
-between games the phone shows the lobby's part (``lobby.context``, ``lobby/_table.html``).
+between games the phone shows the lobby's part (``lobby.context``, ``lobby/_table.jinja``).
 A refused move is a domain error from ``gameplay.services``; :data:`REFUSALS` says, in one
 place, what each kind answers. The host's controls and seat links are ``gameplay.controls``.
 """
@@ -280,7 +280,7 @@ def rules(request: HttpRequest, engine: str) -> HttpResponse:
     if engine not in ENGINES:
         raise Http404("no such game")
     try:
-        get_template(f"games/{engine}/rules.html")
+        get_template(f"games/{engine}/rules.jinja")
     except TemplateDoesNotExist as error:
         raise Http404("no rules page") from error
     return render(request, "gameplay/rules.html", {"engine": engine, "title": gettext(get_engine(engine).title)})

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+import jinja2
 from django.conf import settings
 from django.template import TemplateDoesNotExist, TemplateSyntaxError
 from django.template.loader import get_template
@@ -39,7 +40,7 @@ YOUNG_OBJECTS = 20_000  # containers made (and not yet freed) between two young 
 YOUNG_LIMIT = 2 * YOUNG_OBJECTS  # Python's own threshold: where no push ended in time for collect_when_due
 OLDER_COLLECTIONS = 20  # young collections between two of the middle generation, and those between two full ones
 
-TEMPLATE_SUFFIXES = (".html", ".svg", ".txt", ".webmanifest")
+TEMPLATE_SUFFIXES = (".html", ".jinja", ".svg", ".txt", ".webmanifest")
 
 
 def project_templates() -> list[str]:
@@ -58,7 +59,7 @@ def warm() -> int:
         try:
             get_template(name)
             compiled += 1
-        except (TemplateDoesNotExist, TemplateSyntaxError) as error:  # a page would fail the same way later
+        except (TemplateDoesNotExist, TemplateSyntaxError, jinja2.TemplateError) as error:  # as a page would later
             logger.warning("template %s does not compile: %s", name, error)
     for code, _name in settings.LANGUAGES:
         with translation.override(code):

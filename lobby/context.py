@@ -1,6 +1,6 @@
 """What the lobby part of a table's pages shows: seats, settings, timers, the join link and its QR.
 
-The phone page (``gameplay.views``) shows ``templates/lobby/_table.html`` before and between
+The phone page (``gameplay.views``) shows ``templates/lobby/_table.jinja`` before and between
 games with :func:`table_lobby`; the board shows the join link and seats with :func:`join_link_for`
 and :func:`seat_names`; the moderator's controls on the board (``gameplay.moderator``) use
 :func:`host_seats` and :func:`host_settings`. Everything here is read from lobby rows; nothing knows about games.
@@ -43,7 +43,7 @@ def seat_names(table: Table) -> list[dict]:
 
 
 def table_lobby(table: Table, *, player: Player | None, join: dict, seats: list) -> dict:
-    """The lobby of ``templates/lobby/_table.html`` for this browser: ``seats`` (the table's seats with their players,
+    """The lobby of ``templates/lobby/_table.jinja`` for this browser: ``seats`` (the table's seats with their players,
     read once for every phone of a push), joining (``join``: the join link, :func:`join_link_for`), the host's
     settings."""
     me = player.pk if player else None
@@ -63,7 +63,7 @@ def table_lobby(table: Table, *, player: Player | None, join: dict, seats: list)
 
 
 def host_settings(table: Table) -> dict:
-    """What the host's settings form (``templates/lobby/_settings.html``) offers: games, their options, timers."""
+    """What the host's settings form (``templates/lobby/_settings.jinja``) offers: games, their options, timers."""
     return {
         "settings_games": [(n, gettext(e.title)) for n, e in sorted(ENGINES.items())],
         "settings_options": {n: option_fields(n, table.options if n == table.engine else {}) for n in ENGINES},

@@ -72,7 +72,7 @@ def options_from_post(engine_name: str, data) -> dict:
 
 def _card_name(engine_name: str, kind: str) -> str:
     """A card's translated name, as the form shows it next to its count."""
-    return render_to_string(f"games/{engine_name}/card_name.html", {"kind": kind}).strip()
+    return render_to_string(f"games/{engine_name}/card_name.jinja", {"kind": kind}).strip()
 
 
 def timer_from_post(data, default: int) -> int:

@@ -36,7 +36,7 @@ class NotHost(PermissionDenied):
 # turn the rest of a line (a log line, the seat list) around.
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # The robot emoji, once written after every bot's name: still refused in a nickname, so a person
-# never looks like a bot (pages now draw the bot mark from the seat's is_bot, templates/icons/bot_mark.html).
+# never looks like a bot (pages now draw the bot mark from the seat's is_bot, templates/icons/bot_mark.jinja).
 BOT_MARK = "\U0001f916"
 # Letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern, ...).
 BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")

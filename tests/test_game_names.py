@@ -5,7 +5,7 @@ A game is ``engines/<engine>/`` (its rules, and what the web layer shows of it) 
 and one line in ``engines/registry.py``. This test reads what the app ships outside them (every file
 under config/, engines/, gameplay/, infra/, lobby/ and templates/) and lists each file that names a game.
 
-A file *names a game* when its path, or the text of a ``.py``, ``.html``, ``.js``, ``.css`` or ``.svg``
+A file *names a game* when its path, or the text of a ``.py``, ``.html``, ``.jinja``, ``.js``, ``.css`` or ``.svg``
 file (code, comments and docstrings alike: a shared module explained by one game's example was shaped
 by it), holds, in any letter case:
 
@@ -36,7 +36,7 @@ from engines.registry import ENGINES
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("config", "engines", "gameplay", "infra", "lobby", "templates")
-TEXT = {".py", ".html", ".js", ".css", ".svg"}
+TEXT = {".py", ".html", ".jinja", ".js", ".css", ".svg"}
 # The short names the games' own classes, CSS and template tags go by.
 PREFIXES = {"inside_job": "ij", "good_cop_bad_cop": "gcbc", "good_cop_bad_cop_health": "gh"}
 

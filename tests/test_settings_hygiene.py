@@ -104,7 +104,8 @@ def test_every_page_has_a_strict_content_security_policy(client):
 
 
 def _templates():
-    files = sorted((BASE_DIR / "templates").rglob("*.html")) + sorted(BASE_DIR.glob("*/templates/**/*.html"))
+    files = [*sorted((BASE_DIR / "templates").rglob("*.html")), *sorted((BASE_DIR / "templates").rglob("*.jinja")),
+             *sorted(BASE_DIR.glob("*/templates/**/*.html"))]
     assert files
     return files
 

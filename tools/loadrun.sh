@@ -28,7 +28,7 @@ if [ -n "${BYFUNC:-}" ]; then
   (sleep 10; kill -USR1 "$PID") &  # the window: from after the load tool's set-up and warm-up to its end
 fi
 if [ -n "${SPY:-}" ]; then
-  (sleep 15; "$(dirname "$PYTHON")/py-spy" record -p "$PID" -d "${SPYSECS:-15}" -r 200 -f raw -o "$SPY" --gil \
+  (sleep 15; "$(dirname "$PYTHON")/py-spy" record -p "$PID" -d "${SPYSECS:-15}" -r ${SPYRATE:-200} -f raw -o "$SPY" --gil \
     >/dev/null 2>&1) &
 fi
 "$PYTHON" manage.py loadtest --url "http://127.0.0.1:$PORT" --tables "$TABLES" --duration "$SECONDS_" --warmup 5 \

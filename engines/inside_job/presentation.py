@@ -1,7 +1,7 @@
 """What the web layer shows of Inside Job beside its views: the reference card's facts, each seat's figures
 from a finished game's log (sabotaged missions, the Assassin's guess), a seat's revealed role, the
 minority side a fair deal evens out, and what its templates compute from a view: a team member's two
-mission cards and the mission track's geometry (drawn by templates/games/inside_job/track.html)."""
+mission cards and the mission track's geometry (drawn by templates/games/inside_job/track.jinja)."""
 
 from __future__ import annotations
 

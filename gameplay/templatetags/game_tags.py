@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from django import template
 from django.core.exceptions import ImproperlyConfigured
+from django.template import engines
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
@@ -112,9 +113,10 @@ def join_names(names):
 
 @register.filter
 def game_template(engine: str, part: str) -> list[str]:
-    """``games/<engine>/<part>``, else the shared ``gameplay/_<part>`` for a game that draws none of its own:
-    ``{% include engine|game_template:"role_name.html" %}`` takes the first that exists."""
-    return [f"games/{engine}/{part}", f"gameplay/_{part}"]
+    """The game's own ``games/<engine>/<part>`` (a game's templates are Jinja's: ``.jinja``), else the shared Django
+    ``gameplay/_<part>`` for a game that draws none of its own: ``{% include engine|game_template:"role_name.html" %}``
+    takes the first that exists."""
+    return [f"games/{engine}/{part.removesuffix('.html')}.jinja", f"gameplay/_{part}"]
 
 
 @register.filter
@@ -280,18 +282,19 @@ def reference(context, engine_name: str, view: dict, players: int) -> dict | Non
 
 @register.simple_tag(takes_context=True)
 def reference_card(context, engine_name: str, view: dict, players: int) -> SafeString:
-    """The reference card (``gameplay/_reference_card.html``) for this table, its facts from :func:`reference`."""
+    """The reference card (``gameplay/_reference_card.jinja``) for this table, its facts from :func:`reference`."""
     ref = reference(context, engine_name, view, players)
     if not ref:
         return mark_safe("")
-    html = render_to_string("gameplay/_reference_card.html", {"engine": engine_name, "ref": ref})
+    html = render_to_string("gameplay/_reference_card.jinja", {"engine": engine_name, "ref": ref})
     return mark_safe(html)  # noqa: S308 (our template, autoescaped)
 
 
 @register.simple_tag
 def log_line(template_name: str, line: dict, names) -> SafeString:
-    """One log entry as its sentence (``games/<engine>/log_line.html`` with ``line`` and ``names`` only)."""
-    return mark_safe(render_to_string(template_name, {"line": line, "names": names}))  # noqa: S308 (autoescaped)
+    """One log entry as its sentence (``games/<engine>/log_line.jinja``, a Jinja template, with ``line`` and ``names``
+    only: rendered from them alone, no Django context made)."""
+    return engines["django"].engine.get_template(template_name).render({"line": line, "names": names})
 
 
 @register.simple_tag

@@ -285,12 +285,12 @@ def _card_ids() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("game", "card"), _card_ids())
 def test_every_card_has_its_own_drawing(game, card):
-    """templates/games/<game>/card.html draws each card of the game (not the back), hidden from screen readers."""
+    """templates/games/<game>/card.jinja draws each card of the game (not the back), hidden from screen readers."""
     from django.template.loader import render_to_string
 
-    svg = render_to_string(f"games/{game}/card.html", {"card": card})
+    svg = render_to_string(f"games/{game}/card.jinja", {"card": card})
     assert f'class="card-art card-art-{card}"' in svg and 'aria-hidden="true"' in svg
-    assert "card-art-back" in render_to_string(f"games/{game}/card.html", {"card": None})
+    assert "card-art-back" in render_to_string(f"games/{game}/card.jinja", {"card": None})
     # Original drawings: shapes only, no pictures pulled in from elsewhere.
     assert "<image" not in svg and "href" not in svg
 

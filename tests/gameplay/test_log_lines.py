@@ -11,6 +11,7 @@ from django.utils import translation
 
 from engines.registry import ENGINES, get_engine
 from engines.simulate import play_bots
+from gameplay.selectors import game_part
 
 LANGUAGES = ["en", "fa", "ja"]
 TAG = Template("{% log_line template line names %}")
@@ -27,7 +28,7 @@ def include(template: str, line: dict, names: list[str]) -> str:
 @pytest.mark.parametrize("name", sorted(ENGINES))
 def test_every_line_of_whole_games_is_the_templates_own_bytes(name):
     engine = get_engine(name)
-    template = f"games/{name}/log_line.html"
+    template = game_part(name, "log_line")
     players = engine.min_players + 1
     names = [f"P{i} <b>" for i in range(players)]  # markup in a name stays escaped
     for seed in range(3):
@@ -42,7 +43,7 @@ def test_every_line_of_whole_games_is_the_templates_own_bytes(name):
 
 
 def test_a_line_is_drawn_anew_for_other_names_another_language_or_another_entry():
-    template = "games/inside_job/log_line.html"
+    template = "games/inside_job/log_line.jinja"
     line = {"event": "proposal", "leader": 0, "team": [0, 1], "mission": 1, "attempt": 1}
     with translation.override("en"):
         first = tag(template, line, ["Ann", "Bo"])
@@ -67,7 +68,7 @@ WALKED = Template("{% load hand_tags %}{% for line in log|public_lines reversed 
 @pytest.mark.parametrize("name", sorted(ENGINES))
 def test_a_phones_recent_log_is_the_newest_public_lines_in_the_templates_own_bytes(name):
     engine = get_engine(name)
-    template = f"games/{name}/log_line.html"
+    template = game_part(name, "log_line")
     players = engine.min_players + 1
     names = [f"P{i} <b>" for i in range(players)]
     state, _ = play_bots(engine, players, {}, 1, ["random"] * players)

@@ -126,7 +126,7 @@ def check_phone(engine_name: str, html: str, view: dict, names: list[str], over:
     else:
         assert 'name="action"' not in block["html"], f"{engine_name}: a live move in the block of a seat that has none"
         if view["awaiting"] and not over:
-            # A game whose phone has a public status line (gameplay/_phone_head.html, the same on every phone)
+            # A game whose phone has a public status line (gameplay/_phone_head.jinja, the same on every phone)
             # says there whom the table waits for, just above the block.
             status = re.search(r'data-test="phone-status".*?</div>', html, re.S)
             shown = block["text"] + (" " + re.sub(r"<[^>]+>", " ", status.group(0)) if status else "")

@@ -195,7 +195,7 @@ def test_the_peek_hint_is_in_every_running_phone_and_hidden_until_the_script_sho
 
 
 def test_phone_pages_load_their_script_from_a_static_file_and_no_template_has_inline_script_or_handlers():
-    for path in TEMPLATES.rglob("*.html"):
+    for path in [*TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.jinja")]:
         text = path.read_text()
         assert not re.search(r"<script(?![^>]*\bsrc=)", text), f"{path}: inline script"
         assert not re.search(r"\son[a-z]+\s*=", text), f"{path}: inline handler"
@@ -215,7 +215,7 @@ def test_only_the_awaited_seats_panel_carries_data_awaited_and_the_your_move_cue
         seat = seat_of(game, person)
         head = re.search(r'<div id="private-view"[^>]*>', page).group(0)
         assert " data-running" in head
-        # The cue is the seat's own part's (#pv-seat, gameplay/_phone_seat.html): only it changes with it.
+        # The cue is the seat's own part's (#pv-seat, gameplay/_phone_seat.jinja): only it changes with it.
         own = re.search(r'<div id="pv-seat"[^>]*>', page).group(0)
         assert (" data-awaited" in own) == (seat in awaited)
         assert page.count("data-awaited") == (seat in awaited)
@@ -338,13 +338,13 @@ def render(source: str, **context) -> str:
 
 @pytest.mark.parametrize(("amount", "words"), [(1, "P1 takes 1 coin."), (2, "P1 takes 2 coins.")])
 def test_coup_log_lines_count_coins_in_the_singular_and_the_plural(amount, words):
-    html = render('{% include "games/coup/log_line.html" %}',
+    html = render('{% include "games/coup/log_line.jinja" %}',
                   line={"event": "gained", "seat": 0, "amount": amount}, names=["P1", "P2"])
     assert words in re.sub(r"\s+", " ", html)
 
 
 def test_no_space_before_punctuation_after_an_included_name():
-    html = render('({% include "games/good_cop_bad_cop/equipment_name.html" with card="taser" %})')
+    html = render('({% include "games/good_cop_bad_cop/equipment_name.jinja" with card="taser" %})')
     assert html == "(Taser)"
 
 
@@ -534,7 +534,7 @@ def playing_with_bots(table_with, engine: str, humans: int, bots: int, options: 
 
 @pytest.mark.parametrize("engine", ["coup", "good_cop_bad_cop", "good_cop_bad_cop_health"])
 def test_phones_mark_bot_seats_with_the_boards_drawn_bot_mark(table_with, engine):
-    """The same drawing as the board (templates/icons/bot_mark.html), with its word for screen readers."""
+    """The same drawing as the board (templates/icons/bot_mark.jinja), with its word for screen readers."""
     table, people, game = playing_with_bots(table_with, engine, 2, PLAYERS[engine] - 2)
     bots = game.seats.filter(bot__isnull=False).exclude(bot="").count()
     assert bots == PLAYERS[engine] - 2

@@ -171,6 +171,6 @@ def test_bots_are_marked_on_the_board(table_with):
     people[0].post(f"/t/{table.code}/seat/add-bot/")
     start(table, people[0])
     board = people[0].get(f"/t/{table.code}/board/").content.decode()
-    # The name stays plain; the mark is a drawing and a word (templates/icons/bot_mark.html), one per bot seat.
+    # The name stays plain; the mark is a drawing and a word (templates/icons/bot_mark.jinja), one per bot seat.
     assert '<span class="board-name-text">Bot 1</span><span class="bot-mark">' in board
     assert board.count('class="bot-mark"') == 1 and "🤖" not in board

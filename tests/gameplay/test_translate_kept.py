@@ -71,5 +71,5 @@ def test_no_template_loads_djangos_i18n_and_the_games_use_the_kept_tag():
     loading = [str(path) for directory in settings.TEMPLATES[0]["DIRS"] for path in Path(directory).rglob("*")
                if path.is_file() and "{% load i18n" in path.read_text(encoding="utf-8", errors="replace")]
     assert loading == []
-    nodes = get_template("games/inside_job/board.html").template.nodelist.get_nodes_by_type(TranslateNode)
+    nodes = get_template("gameplay/_replay.html").template.nodelist.get_nodes_by_type(TranslateNode)
     assert nodes and all(type(node) is KeptTranslateNode for node in nodes)

@@ -18,7 +18,7 @@ def context(view, players, me):
     """The context the web layer gives phone.html and board.html."""
     seats = [{"index": s, "name": NAMES[s], "is_bot": False, "is_me": s == me} for s in range(players)]
     return {"view": view, "seats": seats, "me": me, "names": NAMES[:players], "move_url": "/m",
-            "log_template": "games/coup/log_line.html",
+            "log_template": "games/coup/log_line.jinja",
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
@@ -36,9 +36,9 @@ def phone(state, players, seat):
     (its own private log lines alone)."""
     own = own_keys(ENGINE.view(state, seat))
     public = context(ENGINE.view(state, None), players, None)
-    return "".join([render_to_string("games/coup/phone_status.html", public),
-                    render_to_string("games/coup/phone.html", context(own, players, seat)),
-                    render_to_string("games/coup/phone_public.html", public)])
+    return "".join([render_to_string("games/coup/phone_status.jinja", public),
+                    render_to_string("games/coup/phone.jinja", context(own, players, seat)),
+                    render_to_string("games/coup/phone_public.jinja", public)])
 
 
 def board_text(html):
@@ -58,9 +58,9 @@ def render_all(state, players, log_lines=False):
             if action["type"] == "block":
                 assert f'data-test="block-{action["as"]}"' in html
     board = ENGINE.view(state, None)
-    html = render_to_string("games/coup/board.html", context(board, players, None))
+    html = render_to_string("games/coup/board.jinja", context(board, players, None))
     for line in state["log"] if log_lines else []:
-        render_to_string("games/coup/log_line.html", {"line": line, "names": NAMES[:players]})
+        render_to_string("games/coup/log_line.jinja", {"line": line, "names": NAMES[:players]})
     return board, html
 
 
@@ -106,12 +106,12 @@ def test_every_log_event_has_a_sentence():
         for line in state["log"]:
             seen.setdefault(line["event"], line)
     for event, line in seen.items():
-        text = board_text(render_to_string("games/coup/log_line.html", {"line": line, "names": NAMES[:4]}))
+        text = board_text(render_to_string("games/coup/log_line.jinja", {"line": line, "names": NAMES[:4]}))
         assert text.strip() and text.strip() != event, event
 
 
 def test_rules_page_renders_with_rulings_marked():
-    html = render_to_string("games/coup/rules.html", {})
+    html = render_to_string("games/coup/rules.jinja", {})
     assert html.count('<mark class="ruling">') >= 8
     assert "Silent challenge and block windows" in html and "“Wait”" in html
 
@@ -126,8 +126,8 @@ def test_html_does_not_depend_on_what_the_viewer_cannot_know():
         for seat in (None, 0, 1):
             other = permute_hidden(state, seat, index)
             if seat is None:
-                html = render_to_string("games/coup/board.html", context(ENGINE.view(state, seat), 4, seat))
-                assert render_to_string("games/coup/board.html", context(ENGINE.view(other, seat), 4, seat)) == html
+                html = render_to_string("games/coup/board.jinja", context(ENGINE.view(state, seat), 4, seat))
+                assert render_to_string("games/coup/board.jinja", context(ENGINE.view(other, seat), 4, seat)) == html
             else:
                 assert phone(other, 4, seat) == phone(state, 4, seat)
 
@@ -235,7 +235,7 @@ def test_a_seats_own_part_moves_only_with_its_own_cards_and_moves():
                         moved += 1
             before = now
             public = context(ENGINE.view(state, None), players, None)
-            html = render_to_string("games/coup/phone_status.html", public)
-            html += render_to_string("games/coup/phone_public.html", public)
+            html = render_to_string("games/coup/phone_status.jinja", public)
+            html += render_to_string("games/coup/phone_public.jinja", public)
             assert "card secret" not in html and "data-peek" not in html
     assert kept and moved

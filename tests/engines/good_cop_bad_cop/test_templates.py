@@ -18,7 +18,7 @@ def context(view, players, me):
     names = NAMES[:players]
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == me} for s in range(players)]
     return {"view": view, "seats": seats, "me": me, "names": names, "move_url": "/m",
-            "log_template": "games/good_cop_bad_cop/log_line.html",
+            "log_template": "games/good_cop_bad_cop/log_line.jinja",
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
@@ -30,9 +30,9 @@ def phone(state, players, seat):
     own = {key: value for key, value in view.items() if key in ENGINE.phone_private_keys | {"seat", "legal"}}
     own["log"] = [line for line in own["log"] if line.get("private")]
     public = context(ENGINE.view(state, None), players, None)
-    return "".join([render_to_string(T + "phone_status.html", public),
-                    render_to_string(T + "phone.html", context(own, players, seat)),
-                    render_to_string(T + "phone_public.html", public)])
+    return "".join([render_to_string(T + "phone_status.jinja", public),
+                    render_to_string(T + "phone.jinja", context(own, players, seat)),
+                    render_to_string(T + "phone_public.jinja", public)])
 
 
 def publicly_shown(board_view, name):
@@ -48,16 +48,16 @@ def publicly_shown(board_view, name):
 def render_all(state, players, seen):
     """Render the phone of every seat, the board, and every log line not rendered yet."""
     board_view = ENGINE.view(state, None)
-    board = render_to_string(T + "board.html", context(board_view, players, None))
+    board = render_to_string(T + "board.jinja", context(board_view, players, None))
     # The phone's public status and part are the same on every phone: no more than the board may show.
     shared = "".join(render_to_string(T + name, context(board_view, players, None))
-                     for name in ("phone_status.html", "phone_public.html"))
+                     for name in ("phone_status.jinja", "phone_public.jinja"))
     for secret, label in (("agent", "Agent"), ("kingpin", "Kingpin")):
         if not publicly_shown(board_view, secret):
             assert label not in board, f"the board shows the {secret}"
             assert label not in shared, f"a phone's public part shows the {secret}"
     for line in board_view["log"][seen:]:
-        html = render_to_string(T + "log_line.html", {"line": line, **context(board_view, players, None)})
+        html = render_to_string(T + "log_line.jinja", {"line": line, **context(board_view, players, None)})
         assert "gcbc-unknown-event" not in html, line
     for seat in range(players):
         view = ENGINE.view(state, seat)
@@ -71,7 +71,7 @@ def render_all(state, players, seen):
                 assert f'data-test="investigate-{action["target"]}-{action["card"]}"' in html
         for line in view["log"][-12:]:
             if line.get("private"):
-                render_to_string(T + "log_line.html", {"line": line, **context(view, players, seat)})
+                render_to_string(T + "log_line.jinja", {"line": line, **context(view, players, seat)})
 
 
 def test_templates_render_through_random_games_without_leaks():
@@ -110,7 +110,7 @@ def test_every_card_play_and_choice_renders():
 
 
 def test_rules_page_marks_rulings_and_lists_every_card():
-    html = render_to_string(T + "rules.html", {})
+    html = render_to_string(T + "rules.jinja", {})
     assert html.count('<mark class="ruling">') >= 10
     for name in ("Blackmail", "Coffee", "Defibrillator", "Evidence Bag", "Flashbang", "K-9 Unit",
                  "Metal Detector", "Planted Evidence", "Polygraph", "Report Audit", "Restraining Order",
@@ -196,10 +196,10 @@ def test_the_seats_own_face_down_tiles_carry_no_card_colour():
 
     state = five()
     for seat in range(5):
-        html = render_to_string(T + "seats.html", context(ENGINE.view(state, seat), 5, seat))
+        html = render_to_string(T + "seats.jinja", context(ENGINE.view(state, seat), 5, seat))
         assert not re.search(r'gcbc-(honest|crooked|agent|kingpin)\b', html)
     state["players"][0]["up"][0] = True  # a face-up card shows what it is, to everyone
-    html = render_to_string(T + "seats.html", context(ENGINE.view(state, 3), 5, 3))
+    html = render_to_string(T + "seats.jinja", context(ENGINE.view(state, 3), 5, 3))
     assert "gcbc-agent face-up" in html
 
 

@@ -17,13 +17,13 @@ T = "games/good_cop_bad_cop_health/"
 
 
 def context(state, seat):
-    """The context the web layer gives phone.html and board.html."""
+    """The context the web layer gives phone.jinja and board.jinja."""
     players = state["n"]
     names = [f"Player{i}" for i in range(players)]
     seats = [{"index": i, "name": names[i], "is_bot": False, "is_me": i == seat} for i in range(players)]
     return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
-            "log_template": "games/good_cop_bad_cop_health/log_line.html",
+            "log_template": "games/good_cop_bad_cop_health/log_line.jinja",
             "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
@@ -36,9 +36,9 @@ def phone(state, seat):
                    if key in ENGINE.phone_private_keys | {"seat", "legal"}}
     own["view"]["log"] = [line for line in own["view"]["log"] if line.get("private")]
     public = context(state, None)
-    return "".join([render_to_string(T + "phone_status.html", public),
-                    render_to_string(T + "phone.html", own),
-                    render_to_string(T + "phone_public.html", public)])
+    return "".join([render_to_string(T + "phone_status.jinja", public),
+                    render_to_string(T + "phone.jinja", own),
+                    render_to_string(T + "phone_public.jinja", public)])
 
 
 def text_of(html):
@@ -50,7 +50,7 @@ def text_of(html):
 def test_phone_board_and_log_lines_render(players):
     state = None
     for state in game_states(players, players * 7, every=10):
-        board = render_to_string(T + "board.html", context(state, None))
+        board = render_to_string(T + "board.jinja", context(state, None))
         assert "Player0" in board
         for seat in range(players):
             ctx = context(state, seat)
@@ -68,13 +68,13 @@ def test_phone_board_and_log_lines_render(players):
             if seat is not None and not line.get("private") and line["event"] in seen_events:
                 continue
             seen_events.add(line["event"])
-            sentence = text_of(render_to_string(T + "log_line.html", {**ctx, "line": line}))
+            sentence = text_of(render_to_string(T + "log_line.jinja", {**ctx, "line": line}))
             assert sentence and sentence != line["event"], line
     assert {"shoot", "eliminated", "game_over", "turn"} <= seen_events
 
 
 def test_rules_page_renders_with_rulings_marked():
-    html = render_to_string(T + "rules.html", {})
+    html = render_to_string(T + "rules.jinja", {})
     assert html.count('<mark class="ruling">') >= 10
     assert "Flawless Shot" in html
 
@@ -106,7 +106,7 @@ def test_identity_change_notice_on_the_phone_only():
     html = phone(state, 0)
     assert 'data-test="identity-changed"' in html
     assert 'data-identity="good"' in html
-    board = render_to_string(T + "board.html", context(state, None))
+    board = render_to_string(T + "board.jinja", context(state, None))
     assert "identity-changed" not in board and "Your identity changed" not in board
 
 
@@ -116,14 +116,14 @@ def test_board_and_phone_html_do_not_depend_on_hidden_facts(players):
     for state in game_states(players, players, every=9):
         if ENGINE.outcome(state) is not None:
             continue
-        board = render_to_string(T + "board.html", context(state, None))
-        assert render_to_string(T + "board.html", context(scramble(state, None, rng), None)) == board
+        board = render_to_string(T + "board.jinja", context(state, None))
+        assert render_to_string(T + "board.jinja", context(scramble(state, None, rng), None)) == board
         for p, player in enumerate(state["players"]):
             if player["alive"] and player["identity"]:
                 marker = f'data-identity="{player["identity"]}"'
                 assert marker not in board, f"seat {p}'s identity on the board"
         # The phone's public status and part are the same on every phone: no more than the board may show.
-        parts = ("phone_status.html", "phone_public.html")
+        parts = ("phone_status.jinja", "phone_public.jinja")
         shared = "".join(render_to_string(T + name, context(state, None)) for name in parts)
         assert "data-identity" not in shared and "data-peek" not in shared
         other = scramble(state, None, rng)

@@ -35,7 +35,7 @@ def context(state: dict, seat: int | None) -> dict:
              for s in range(state["players"])]
     return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
-            "log_template": "games/inside_job/log_line.html", "version": 3, "move_id": "x", "csrf_token": "t"}
+            "log_template": "games/inside_job/log_line.jinja", "version": 3, "move_id": "x", "csrf_token": "t"}
 
 
 def phone(state: dict, seat: int) -> str:
@@ -45,14 +45,14 @@ def phone(state: dict, seat: int) -> str:
     own["view"] = {key: value for key, value in own["view"].items()
                    if key in ENGINE.phone_private_keys | {"seat", "legal"}}
     public = dict(context(state, None), seats=own["seats"], me=seat)
-    return "".join([render_to_string("games/inside_job/phone_status.html", public),
-                    render_to_string("games/inside_job/phone.html", own),
-                    render_to_string("games/inside_job/phone_public.html", public)])
+    return "".join([render_to_string("games/inside_job/phone_status.jinja", public),
+                    render_to_string("games/inside_job/phone.jinja", own),
+                    render_to_string("games/inside_job/phone_public.jinja", public)])
 
 
 def board(state: dict) -> str:
     """The rendered public board."""
-    return render_to_string("games/inside_job/board.html", context(state, None))
+    return render_to_string("games/inside_job/board.jinja", context(state, None))
 
 
 def test_every_partial_renders_through_whole_random_games():
@@ -69,7 +69,7 @@ def test_every_partial_renders_through_whole_random_games():
                 assert "ij-board" in html
                 ctx = context(state, None)
                 for line in ctx["view"]["log"]:
-                    text = render_to_string("games/inside_job/log_line.html",
+                    text = render_to_string("games/inside_job/log_line.jinja",
                                             {"line": line, "names": ctx["names"]}).strip()
                     assert text and text != line["event"]
             assert 'data-test="outcome"' in board(final)
@@ -78,7 +78,7 @@ def test_every_partial_renders_through_whole_random_games():
 
 def test_private_lady_result_renders_as_a_sentence():
     line = {"event": "lady_result", "private": True, "to": 0, "target": 2, "side": "traitors"}
-    text = render_to_string("games/inside_job/log_line.html", {"line": line, "names": ["A", "B", "C"]})
+    text = render_to_string("games/inside_job/log_line.jinja", {"line": line, "names": ["A", "B", "C"]})
     assert "C" in text and "Traitor" in text
 
 
@@ -179,7 +179,7 @@ def test_board_html_never_depends_on_hidden_facts_or_names_a_role(players, optio
 
 
 def test_rules_page_renders_with_rulings_marked():
-    html = render_to_string("games/inside_job/rules.html", {})
+    html = render_to_string("games/inside_job/rules.jinja", {})
     assert html.count('<mark class="ruling">') >= 8
     assert "fifth rejected proposal" in html
 
