@@ -162,14 +162,21 @@ def _spaceless(value: Any) -> SafeString:
     return SafeString(strip_spaces_between_tags(str(value).strip()))
 
 
-@jinja2.pass_context
-def _move_form_open(context: jinja2.runtime.Context, css_class: str = "", **fields: Any) -> SafeString:
-    """``{% move_form_open %}`` (``game_tags``): ``move_form_open("cls", type="vote")``."""
-    return game_tags._move_form_open(context, fields, css_class)
+def _takes_context(tag: Callable[..., Any], *context_names: str) -> Callable[..., Any]:
+    """A Django tag that takes the context (``takes_context=True``) as a Jinja function given the template's context,
+    ``move_form_open("cls", type="vote")``; ``context_names``: what it reads there beyond its arguments (``_own_names``
+    has the template read them from the Django context)."""
+
+    @jinja2.pass_context
+    @functools.wraps(tag)
+    def called(context: jinja2.runtime.Context, *args: Any, **kwargs: Any) -> Any:
+        return tag(context, *args, **kwargs)
+
+    called.context_names = context_names  # type: ignore[attr-defined]
+    return called
 
 
-# The names a global function reads from the template's context, beyond its arguments (see ``_names``).
-_move_form_open.context_names = ("frozen", "move_url", "csrf_token", "version", "window", "move_id")  # type: ignore[attr-defined]
+_MOVE_FORM_NAMES = ("frozen", "move_url", "csrf_token", "version", "window", "move_id")  # game_tags._move_form_open
 
 
 SUFFIX = ".jinja"  # the names of the templates that are Jinja's
@@ -209,19 +216,7 @@ def _django_of(context: jinja2.runtime.Context) -> Context:
 @jinja2.pass_context
 def _nativedigits(context: jinja2.runtime.Context, caller: Callable[[], str]) -> Markup:
     """``{% call nativedigits() %}…{% endcall %}``: ``{% nativedigits %}`` (``game_tags``), its pieces' digits too."""
-    language = translation.get_language()
-
-    def native(html: str) -> str:
-        return game_tags.native_digits(html, language)
-
-    django = context.get(DJANGO)
-    if django is None:
-        return Markup(native(caller()))
-    django.render_context[pieces.DIGITS_KEY] = native  # for the pieces inside, rendered in contexts of their own
-    try:
-        return Markup(native(caller()))
-    finally:
-        del django.render_context[pieces.DIGITS_KEY]
+    return Markup(game_tags.in_native_digits(_django_of(context), caller))
 
 
 @jinja2.pass_context
@@ -230,15 +225,6 @@ def _night_scoreboard(context: jinja2.runtime.Context, table: Any, game: Any = N
     inclusion tags render."""
     template = engines["django"].engine.get_template("groups/_night_scoreboard.html")
     return Markup(template.render(_django_of(context).new(group_tags.night_scoreboard(table, game))))
-
-
-@jinja2.pass_context
-def _reference_card(context: jinja2.runtime.Context, engine_name: str, view: dict, players: int) -> SafeString:
-    """``{% reference_card engine view players %}`` (``game_tags``)."""
-    return game_tags.reference_card(context, engine_name, view, players)
-
-
-_reference_card.context_names = ("game",)  # type: ignore[attr-defined]
 
 
 def _url(view_name: str, *args: Any) -> str:
@@ -266,16 +252,6 @@ def _as_django(function: Callable[..., Any]) -> Callable[..., Any]:
         return function("" if isinstance(value, jinja2.Undefined) else value, *args)
 
     return applied
-
-
-@jinja2.pass_context
-def _move_button(context: jinja2.runtime.Context, action: dict, label: str, css_class: str = "",
-                 data_test: str = "") -> SafeString:
-    """``{% move_button %}`` (``game_tags``)."""
-    return game_tags.move_button(context, action, label, css_class, data_test)
-
-
-_move_button.context_names = _move_form_open.context_names  # type: ignore[attr-defined]
 
 
 def _widthratio(value: Any, max_value: Any, max_width: Any) -> str:
@@ -310,12 +286,14 @@ def environment() -> _Environment:
     env.compiled = {}
     env.globals.update(
         _compare=_compare, _=_translate, gettext=_translate, ngettext=translation.ngettext,
-        pgettext=translation.pgettext, language_bidi=translation.get_language_bidi, move_form_open=_move_form_open,
-        by_position=hand_tags.by_position, piece=_piece, log_line=game_tags.log_line,
-        recent_log=game_tags.recent_log, include=_include, nativedigits=_nativedigits, url=_url,
-        csrf_input=_csrf_input, night_scoreboard=_night_scoreboard, move_button=_move_button,
-        orders_by_position=hand_tags.orders_by_position, step_lines=game_tags.step_lines, widthratio=_widthratio,
-        reference_card=_reference_card)
+        pgettext=translation.pgettext, language_bidi=translation.get_language_bidi, piece=_piece, include=_include,
+        nativedigits=_nativedigits, url=_url, csrf_input=_csrf_input, night_scoreboard=_night_scoreboard,
+        move_form_open=_takes_context(game_tags.move_form_open, *_MOVE_FORM_NAMES),
+        move_button=_takes_context(game_tags.move_button, *_MOVE_FORM_NAMES),
+        reference_card=_takes_context(game_tags.reference_card, "game"),
+        by_position=hand_tags.by_position, orders_by_position=hand_tags.orders_by_position,
+        log_line=game_tags.log_line, recent_log=game_tags.recent_log, step_lines=game_tags.step_lines,
+        widthratio=_widthratio)
     env.filters.update(fill=fill, default=_default, spaceless=_spaceless, **{
         name: _as_django(function) for name, function in (
             ("last", _last), ("get", game_tags.get), ("seat_name", game_tags.seat_name),

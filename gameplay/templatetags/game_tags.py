@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django import template
 from django.core.exceptions import ImproperlyConfigured
@@ -212,18 +212,24 @@ def native_digits(html: str, language: str | None) -> str:
     return "".join(out)
 
 
+def in_native_digits(context: template.Context, render: Callable[[], str]) -> SafeString:
+    """What ``render`` makes, with the digits of its text in the page language's own; a piece inside it
+    (gameplay.pieces), rendered in a context of its own, writes its digits so too, before it stands in its outer piece
+    (``{% nativedigits %}``, and Jinja's ``nativedigits()``)."""
+    language = get_language()
+    context.render_context[DIGITS_KEY] = lambda html: native_digits(html, language)
+    try:
+        return mark_safe(native_digits(render(), language))  # noqa: S308 (digits only: still escaped)
+    finally:
+        del context.render_context[DIGITS_KEY]
+
+
 class NativeDigitsNode(template.Node):
     def __init__(self, nodelist) -> None:
         self.nodelist = nodelist
 
     def render(self, context) -> str:
-        language = get_language()
-        # A piece inside (gameplay.pieces) writes its own digits so, before it stands in its outer piece.
-        context.render_context[DIGITS_KEY] = lambda html: native_digits(html, language)
-        try:
-            return mark_safe(native_digits(self.nodelist.render(context), language))  # digits only: still escaped
-        finally:
-            del context.render_context[DIGITS_KEY]
+        return in_native_digits(context, lambda: self.nodelist.render(context))
 
 
 @register.tag

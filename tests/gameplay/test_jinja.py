@@ -16,6 +16,7 @@ from django.utils import timezone, translation
 
 from gameplay import jinja, pieces
 from gameplay.management.commands.makemessages import jinja_messages
+from tests.gameplay.test_pieces import Counted
 
 LANGUAGES = ("en", "fa", "ja")
 
@@ -104,17 +105,11 @@ BOARD = ('{% nativedigits %}<div id="root" data-tag="{{ tag }}">{% include "game
          '{% endnativedigits %}')
 
 
-class Board:
+class Board(Counted):
     """Inside Job's board (a Jinja template with pieces) as a public fragment, counting its renders."""
 
     def __init__(self) -> None:
-        self.template = engines["django"].from_string(BOARD).template
-        self.store = pieces.Store()
-        self.renders = 0
-
-    def render(self, context) -> str:
-        self.renders += 1
-        return self.template.render(context)
+        super().__init__(BOARD)
 
     def fragment(self, view: dict, store: pieces.Store | None = None) -> pieces.Made:
         seats = [{"index": i, "name": f"P{i}", "is_bot": i == 2} for i in range(5)]
