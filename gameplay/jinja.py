@@ -41,7 +41,6 @@ import jinja2.meta
 from django.conf import settings
 from django.template import Context, Origin, TemplateDoesNotExist, defaultfilters, engines
 from django.template.loaders import cached
-from django.urls import get_script_prefix, get_urlconf
 from django.utils import translation
 from django.utils.html import conditional_escape, strip_spaces_between_tags
 from django.utils.safestring import SafeString
@@ -53,7 +52,7 @@ from markupsafe import Markup
 from engines.registry import ENGINES
 from gameplay import pieces
 from gameplay.templatetags import game_tags, group_tags, hand_tags
-from gameplay.templatetags.url_memo import remembered_reverse
+from gameplay.templatetags.url_memo import url_of
 
 _OPERATORS = {"in": lambda a, b: a in b, "notin": lambda a, b: a not in b, "lt": operator.lt, "gt": operator.gt,
               "lteq": operator.le, "gteq": operator.ge}
@@ -227,11 +226,6 @@ def _night_scoreboard(context: jinja2.runtime.Context, table: Any, game: Any = N
     return Markup(template.render(_django_of(context).new(group_tags.night_scoreboard(table, game))))
 
 
-def _url(view_name: str, *args: Any) -> str:
-    """``{% url view_name args… %}`` (``url_memo``: each URL reversed once)."""
-    return remembered_reverse(view_name, args, (), None, get_script_prefix(), get_urlconf())
-
-
 @jinja2.pass_context
 def _csrf_input(context: jinja2.runtime.Context) -> Markup:
     """``{% csrf_token %}``: the form's hidden token field."""
@@ -287,7 +281,7 @@ def environment() -> _Environment:
     env.globals.update(
         _compare=_compare, _=_translate, gettext=_translate, ngettext=translation.ngettext,
         pgettext=translation.pgettext, language_bidi=translation.get_language_bidi, piece=_piece, include=_include,
-        nativedigits=_nativedigits, url=_url, csrf_input=_csrf_input, night_scoreboard=_night_scoreboard,
+        nativedigits=_nativedigits, url=url_of, csrf_input=_csrf_input, night_scoreboard=_night_scoreboard,
         move_form_open=_takes_context(game_tags.move_form_open, *_MOVE_FORM_NAMES),
         move_button=_takes_context(game_tags.move_button, *_MOVE_FORM_NAMES),
         reference_card=_takes_context(game_tags.reference_card, "game"),

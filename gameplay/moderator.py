@@ -15,10 +15,9 @@ may be the tablet everyone looks at, can never be shown a secret. The game-night
 
 from __future__ import annotations
 
-from django.urls import reverse
-
 from gameplay.models import Game
 from gameplay.selectors import game_public_info, seats_info
+from gameplay.templatetags.url_memo import url_of
 from lobby.context import host_seats, host_settings
 from lobby.models import Player, Table
 
@@ -32,7 +31,7 @@ def moderator_context(table: Table, player_id: int | None, *, latest: Game | Non
     host role has changed hands, the host's name. For the host also: the seat tools and settings
     between games, the game controls during one, and the seated people the role may pass to.
     """
-    mod: dict = {"url": reverse("board_controls", args=[table.code]),
+    mod: dict = {"url": url_of("board_controls", table.code),
                  "is_host": player_id is not None and player_id == table.host_id}
     if table.host_since is not None:
         mod["host_name"] = Player.objects.filter(pk=table.host_id).values_list("nickname", flat=True).first()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 import re
 import threading
 import time
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import orjson
 from django import template
 from django.conf import settings
 from django.template.context import Context
@@ -69,6 +69,9 @@ class Reads:
     def __init__(self) -> None:
         self.paths: dict[tuple, Any] = {}
         self._dicts: dict[tuple, Tracked | TrackedList] = {}
+
+    def forget_dicts(self) -> None:
+        self._dicts.clear()
 
     def wrap(self, path: tuple, value: Any) -> Any:
         """``value`` as the template gets it: a dict or list tracked below ``path`` (one per path and render);
@@ -346,10 +349,14 @@ def _seen(values: list) -> str | None:
     gives a different text, ``1``, ``1.0`` and ``True`` included), or None when it read what is not plain data
     (then the piece is rendered every time)."""
     try:
-        json.dumps(values, default=_json_default)
-    except (TypeError, ValueError):
+        orjson.dumps(values, default=_json_default, option=_PLAIN_ONLY)
+    except TypeError:  # orjson's refusal (JSONEncodeError) is one
         return None
     return repr(values)
+
+
+# What the check of plain data lets through as JSON does (text keys or not), and asks ``_json_default`` about the rest.
+_PLAIN_ONLY = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 @dataclass(frozen=True)
@@ -466,8 +473,13 @@ def _render(entry: dict, store: Store | None, render: Callable[[Context], str], 
             language: str) -> Made:
     reads = Reads()
     tracking = TrackingContext.around(entry, reads, store, template, language)
-    with tracking.push(tag=TAG, revision=REVISION, server_now=SERVER_NOW):  # what leaves as placeholders
-        shell = render(tracking)
+    try:
+        with tracking.push(tag=TAG, revision=REVISION, server_now=SERVER_NOW):  # what leaves as placeholders
+            shell = render(tracking)
+    finally:
+        # Its tracked dicts and lists point back at ``reads``: let go of them, so they are freed now rather than
+        # left to the garbage collector as cycles (hundreds a push, each collection the more frequent for them).
+        reads.forget_dicts()
     paths = tuple(reads.paths)
     return Made(paths, _seen([reads.paths[path] for path in paths]), shell, tuple(tracking.inner), whole)
 

@@ -28,7 +28,8 @@ from gameplay.screens import (
     phone_parts,
     phone_screen,
     shell_tag,
-    viewer_of_session,
+    speaking,
+    viewers_of_sessions,
 )
 from gameplay.selectors import handover_notes
 from infra import jsontext
@@ -55,7 +56,7 @@ class TableRound:
         self.now = now
         self.revision = now.revision
 
-    def frame(self, socket: Socket, *, note: str = "", viewer: Viewer | None = None) -> dict:
+    def frame(self, socket: Socket, viewer: Viewer | None, *, note: str = "") -> dict:
         """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
 
         ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
@@ -63,15 +64,13 @@ class TableRound:
         screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
         alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
         ``note``: a phone's whole panel with this note above it (a move sent over the socket was refused).
-        ``viewer``: the socket's viewer when the caller has just read it from the session (else read here).
+        ``viewer``: the socket's viewer, just read from its session (``viewers_of_sessions``; None: the session is
+        gone).
         """
-        if viewer is None:
-            viewer = viewer_of_session(socket.session_key, language=socket.language,
-                                       csrf_secret=socket.csrf_secret, url=socket.url)
         if viewer is None or (socket.kind == "phone" and not viewer.can_post):
             socket.sent = {}
             return {"v": self.revision}
-        with translation.override(viewer.language):
+        with speaking(viewer.language):
             if socket.kind == "board":
                 parts = [self.now.board_fragment(viewer), moderator_part(self.now, viewer)]
             else:
@@ -146,10 +145,7 @@ ROUNDS_OF_THIS_PROCESS = _Rounds()
 
 def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
     """The frame of a push of ``revision`` for ``socket`` (the number alone if the table is gone)."""
-    found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
-    if found is None:
-        return {"v": revision}
-    return found.frame(socket)
+    return push_frames_of(table_id, code, revision, [socket])[0]
 
 
 def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
@@ -179,9 +175,22 @@ def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
 def push_frames(table_id: int, code: str, revision: int, sockets: list[Socket]) -> list[tuple[int, str]]:
     """A push of ``revision`` for each of a table's ``sockets`` in this process: (the revision it shows, its
     frame as JSON text), drawn from one round (the rows read once; see :class:`TableRound`)."""
+    return [(frame["v"], jsontext.text(frame)) for frame in push_frames_of(table_id, code, revision, sockets)]
+
+
+def push_frames_of(table_id: int, code: str, revision: int, sockets: list[Socket]) -> list[dict]:
+    """:func:`push_frames` as frames (the number alone where the table is gone), every socket's session read
+    together."""
     found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, revision)
-    frames = [found.frame(socket) if found is not None else {"v": revision} for socket in sockets]
-    return [(frame["v"], jsontext.text(frame)) for frame in frames]
+    if found is None:
+        return [{"v": revision} for _socket in sockets]
+    viewers = viewers_of_sessions(sockets)
+    frames: dict[int, dict] = {}
+    for language in sorted({socket.language for socket in sockets}):  # each language's screens together
+        with translation.override(language):
+            frames.update((n, found.frame(socket, viewers[n])) for n, socket in enumerate(sockets)
+                          if socket.language == language)
+    return [frames[n] for n in range(len(sockets))]
 
 
 def move_answer(table: Table, game: Game, viewer: Viewer, *, note: str = "") -> Screen:

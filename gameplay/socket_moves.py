@@ -19,7 +19,7 @@ from django.utils import translation
 from gameplay import services
 from gameplay.forms import BadMoveForm, read_move_form
 from gameplay.pushes import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
-from gameplay.screens import TABLE, TableNow, viewer_of_session
+from gameplay.screens import TABLE, TableNow, viewers_of_sessions
 from gameplay.services import MoveRefused
 from gameplay.views import refusal_answer
 
@@ -54,8 +54,7 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
     ask = message.get("id")
     answer: dict = {"answer": ask if isinstance(ask, int) and not isinstance(ask, bool) else None}
     fields = message.get("move")
-    viewer = viewer_of_session(socket.session_key, language=socket.language, csrf_secret=socket.csrf_secret,
-                               url=socket.url)
+    viewer = viewers_of_sessions([socket])[0]
     if (socket.kind != "phone" or viewer is None or not isinstance(fields, dict)
             or not _token_matches(fields.get("csrfmiddlewaretoken"), socket.csrf_secret)):
         return {**answer, "post": True}
@@ -76,7 +75,7 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
             now = TableNow.read(table_id)
             if now is None:
                 return {**answer, "post": True}
-            return {**answer, "status": status, **TableRound(now).frame(socket, note=note, viewer=viewer)}
+            return {**answer, "status": status, **TableRound(now).frame(socket, viewer, note=note)}
     found: TableRound | None
     if result.game is not None and result.revision is not None:
         # The push this move made, from the rows it left (as the POST's answer): this socket's frame of it.
@@ -86,4 +85,4 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
         found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, table.revision)
     if found is None:
         return {**answer, "post": True}
-    return {**answer, "status": 200, **found.frame(socket, viewer=viewer)}
+    return {**answer, "status": 200, **found.frame(socket, viewer)}

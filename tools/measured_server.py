@@ -5,7 +5,8 @@
 ``--by-function FILE``: thread CPU time (``time.thread_time_ns``) is added up around the functions a move and a
 push run through (:data:`MEASURED`), beside the event loop thread's own CPU clock and the whole process's. SIGUSR1
 starts the window (after a load tool's warm-up), SIGUSR2 writes the figures of the window, per accepted move, to
-FILE. A function inside another measured one is counted in both; one inside itself (a piece in a piece) once.
+FILE. A function inside another measured one is counted in both; one inside itself (a piece in a piece) once. The
+garbage collector's CPU is counted by generation, wherever it runs.
 The wrappers cost about 5% of a move.
 
 ``--deals NAME``: every game is dealt from one sequence seeded with NAME (``tools.deals``, as the tests deal), so
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import resource
 import signal
@@ -38,7 +40,7 @@ MEASURED = (
     ("gameplay.screens", "_rendered", "own parts, tools and shells rendered"),
     ("gameplay.pieces", "made_piece", "public pieces made or checked (all of it)"),
     ("gameplay.pushes", "phone_parts", "phone parts (their views and contexts included)"),
-    ("gameplay.pushes", "viewer_of_session", "sessions read again"),
+    ("gameplay.pushes", "viewers_of_sessions", "sessions read again"),
     ("gameplay.screens", "csrf_token_for", "CSRF tokens masked"),
     ("gameplay.screens", "digest", "digests"),
     ("gameplay.screens", "TableNow.view", "engine views"),
@@ -56,6 +58,17 @@ class Clock:
         self.began_process = 0.0
         self.began_loop = 0.0
         self.loop_clock = time.pthread_getcpuclockid(threading.main_thread().ident or 0)
+        self.collected: Counter[int] = Counter()  # the collector's CPU (ns) by generation, and its runs
+        self.collections: Counter[int] = Counter()
+        self._collecting = 0
+        gc.callbacks.append(self._collector)
+
+    def _collector(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._collecting = time.thread_time_ns()
+        else:
+            self.collected[info["generation"]] += time.thread_time_ns() - self._collecting
+            self.collections[info["generation"]] += 1
 
     def wrap(self, function: Callable[..., Any], name: str) -> Callable[..., Any]:
         @functools.wraps(function)
@@ -76,6 +89,8 @@ class Clock:
     def start(self) -> None:
         self.spent.clear()
         self.calls.clear()
+        self.collected.clear()
+        self.collections.clear()
         self.began_process = _process_seconds()
         self.began_loop = time.clock_gettime(self.loop_clock)
 
@@ -89,6 +104,9 @@ class Clock:
                  f"{'the whole process':58s} {process:7.3f}", f"{'the event loop thread':58s} {loop:7.3f}"]
         for _module, _path, name in MEASURED:
             lines.append(f"{name:58s} {self.spent[name] / 1e6 / moves:7.3f} ({self.calls[name] / moves:.2f})")
+        for generation, name in enumerate(("young", "middle", "full")):
+            lines.append(f"{'the garbage collector, ' + name + ' collections':58s} "
+                         f"{self.collected[generation] / 1e6 / moves:7.3f} ({self.collections[generation]} in all)")
         return "\n".join(lines) + "\n"
 
 

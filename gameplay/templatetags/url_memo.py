@@ -35,6 +35,11 @@ def remembered_reverse(view_name: str, args: tuple, kwargs: tuple, current_app: 
     return reverse(view_name, urlconf=urlconf, args=args, kwargs=dict(kwargs), current_app=current_app)
 
 
+def url_of(view_name: str, *args: str | int) -> str:
+    """``reverse(view_name, args=args)``, remembered (the views' and the Jinja templates' ``url()``)."""
+    return remembered_reverse(view_name, args, (), None, get_script_prefix(), get_urlconf())
+
+
 # Argument types whose equal values always reverse alike (a bool equals 1, a str-mixin Enum member its
 # value, yet Django reverses them as "True" and "Kind.A"): only these are keys.
 _PLAIN_TYPES = frozenset({str, int, SafeString})
