@@ -8,8 +8,10 @@ import pathlib
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from engines.base import IllegalAction
+from engines.base import IllegalAction, clone
 from engines.registry import ENGINES, get_engine
 from tests.engines.contract import assert_view_ok, play_random, replay
 
@@ -212,3 +214,25 @@ def test_fast_replay_equals_apply_and_reads_never_change_a_state(name):
                     fast = engine.replay(start, moves[:n])
                     assert json.dumps(fast, sort_keys=True) == text
             assert json.dumps(start, sort_keys=True) == before, "replay changed its input"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    max_leaves=30)
+
+
+def _containers(value) -> list:
+    found = [value] if isinstance(value, (dict, list)) else []
+    for item in (value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()):
+        found += _containers(item)
+    return found
+
+
+@given(_JSON)
+def test_clone_copies_every_container_and_keeps_every_value(value):
+    """A view's copy of a log entry (``engines.base.clone``): equal, of the same types, and sharing no dict or list
+    with what it copied, so a reader of the view never reaches the state."""
+    copied = clone(value)
+    assert copied == value and repr(copied) == repr(value)
+    assert not {id(c) for c in _containers(copied)} & {id(c) for c in _containers(value)}

@@ -120,3 +120,25 @@ def test_a_piece_inside_a_piece_changes_the_outer_pieces_tag_which_a_push_sends_
     assert later.tag == first.tag  # the fragment's own shell: its pieces are sent apart
     assert later.pieces["outer"][0] != first.pieces["outer"][0] and "mission" in later.pieces["outer"][1]
     assert f'data-tag="{later.pieces["outer"][0]}"' in later.pieces["outer"][1]
+
+
+def test_a_render_leaves_no_cycles_for_the_collector():
+    """A piece's tracked dicts and lists point back at the reads they record: the render lets go of them, so they are
+    freed as it ends, not left as garbage cycles (hundreds a push) for the collector to find."""
+    import gc
+
+    counted = Counted()
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        counted.fragment(dict(VIEW))
+        counted.fragment(dict(VIEW, phase="mission", awaiting=[1]))  # the shell and the piece again
+        gc.collect()
+        cycles = [type(found).__name__ for found in gc.garbage
+                  if isinstance(found, (pieces.Reads, pieces.Tracked, pieces.TrackedList))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert counted.renders == 2 and cycles == []
