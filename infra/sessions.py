@@ -32,15 +32,11 @@ class SessionStore(cached_db.SessionStore):
         return max(1, min(CACHE_SECONDS, self.get_expiry_age(expiry=expiry)))
 
     def load(self):
-        key = self.cache_key
-        data = cache_guard(lambda: self._cache.get(key), None, "session")
-        if data is not None:
-            return data
-        row = self._get_session_from_db()
-        if row is None:
+        key = self._get_or_create_session_key()
+        data = self.load_many([key])[key]
+        if data is None:  # no live session by that key: forgotten, as Django's stores forget it
+            self._session_key = None
             return {}
-        data = self.decode(row.session_data)
-        cache_guard(lambda: self._cache.set(key, data, self._cache_seconds(row.expire_date)), None, "session")
         return data
 
     @classmethod
