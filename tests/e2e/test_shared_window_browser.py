@@ -58,12 +58,12 @@ document.addEventListener('htmx:afterRequest', (e) => {
   mark(e.detail.requestConfig.verb + '-done-' + e.detail.xhr.status);
 });
 window.__screen = () => {
-  const root = document.querySelector('.ij');
+  const shown = document.querySelector('[data-phase]');  // the phase, where the screen shows one (not at the end)
   const track = document.querySelector('.ij-track');
   const rejections = document.querySelector('[data-test=rejections]');
-  if (!root || !track || !rejections) { return null; }
+  if (!track || !rejections) { return null; }
   return {
-    phase: root.dataset.phase,
+    phase: shown ? shown.dataset.phase : '',
     results: track.querySelectorAll('.ij-success, .ij-fail').length,
     rejections: parseInt((rejections.textContent.match(/\\d+/) || ['-1'])[0], 10),
     outcome: !!document.querySelector('[data-test=outcome]'),

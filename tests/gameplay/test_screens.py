@@ -181,6 +181,27 @@ def test_a_vote_sends_the_public_head_to_every_phone_and_a_private_fragment_to_t
     assert ROLE not in next(iter(heads))
 
 
+def test_at_inside_job_a_new_phase_sends_the_board_its_pieces_not_its_whole_screen(table_with):
+    """The board's outer part does not show the phase (the middle piece does), so a proposal, which opens the vote,
+    sends the board the pieces that changed and not the whole board; assembled, they are what its GET shows."""
+    table, people = table_with(5)
+    game = start(table, people[0])
+    board_socket = socket_of(None, "board", "en")
+    board_page = htmx_get(None, f"/t/{table.code}/board/", "en")
+    pushes.push_frame(table.pk, table.code, 0, board_socket)
+    assert 'id="bv-now"' in board_page and 'data-phase="propose"' in board_page
+    one_move(game, people, table)
+    game.refresh_from_db()
+    assert game_state(game)["phase"] == "vote"
+    table.refresh_from_db()
+    frame = pushes.push_frame(table.pk, table.code, table.revision, board_socket)
+    assert "public-view" not in frame["f"], sorted(frame["f"])
+    assert 'data-phase="vote"' in frame["f"]["bv-now"]
+    board_page = assemble(board_page, {"v": frame["v"], "f": frame["f"], "t": {
+        key: tag for key, tag in frame["t"].items() if key != "moderator-view"}})
+    assert normalized(board_page.encode()) == normalized(htmx_get(None, f"/t/{table.code}/board/", "en").encode())
+
+
 def test_a_socket_whose_session_ended_gets_the_number_alone(table_with):
     """Judged against the session as it is now: a phone logged out after opening its socket."""
     table, people = table_with(5)
