@@ -45,6 +45,13 @@ def socket_of(guest: Guest | None, kind: str, language: str) -> pushes.Socket:
                           csrf_secret=csrf.value if csrf else "", url="http://testserver")
 
 
+def board_public(frame: dict) -> dict:
+    """A board socket's frame as its public partial takes it: the board's GET is that partial alone, and the drawer
+    beside it comes in the same frame."""
+    return {"v": frame["v"], **{key: {k: v for k, v in frame[key].items() if k != "moderator-view"}
+                                for key in ("f", "t")}}
+
+
 def htmx_get(guest: Guest | None, path: str, language: str) -> str:
     client = guest.client if guest is not None else Client()
     answer = client.get(path, HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE=language)
@@ -96,9 +103,7 @@ def test_frames_assembled_on_each_page_equal_its_get_for_many_states(table_with,
             pages[seat] = assemble(pages[seat], frame)
             assert normalized(pages[seat].encode()) == normalized(get.encode()), (seat, sorted(frame.get("f", {})))
         frame = pushes.push_frame(table.pk, table.code, table.revision, board_socket)
-        # The board's GET is its public partial; the drawer beside it comes in the same frame.
-        public = {key: {k: v for k, v in frame[key].items() if k != "moderator-view"} for key in ("f", "t")}
-        board_page = assemble(board_page, {"v": frame["v"], **public})
+        board_page = assemble(board_page, board_public(frame))
         get = htmx_get(None, f"/t/{table.code}/board/", language)
         assert normalized(board_page.encode()) == normalized(get.encode())
         assert ROLE not in board_page and "data-peek" not in board_page
@@ -197,8 +202,7 @@ def test_at_inside_job_a_new_phase_sends_the_board_its_pieces_not_its_whole_scre
     frame = pushes.push_frame(table.pk, table.code, table.revision, board_socket)
     assert "public-view" not in frame["f"], sorted(frame["f"])
     assert 'data-phase="vote"' in frame["f"]["bv-now"]
-    board_page = assemble(board_page, {"v": frame["v"], "f": frame["f"], "t": {
-        key: tag for key, tag in frame["t"].items() if key != "moderator-view"}})
+    board_page = assemble(board_page, board_public(frame))
     assert normalized(board_page.encode()) == normalized(htmx_get(None, f"/t/{table.code}/board/", "en").encode())
 
 
