@@ -76,19 +76,42 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[rank - 1]
 
 
-# What a run's copy of the code leaves out: the environment, history, caches, data, test output.
+# What a run's copy of the code leaves out: the environment, history, caches, data, test output, and what a
+# running ``make serve`` keeps beside the code (``.serve/``: supervisor's socket, pid file and logs).
 COPY_IGNORE = (".venv", ".git", ".hypothesis", ".mypy_cache", ".pytest_cache", ".ruff_cache", "__pycache__",
-               "test-artifacts", "staticfiles", "node_modules", "db.sqlite3", "*.sqlite3", "tests", "docs")
+               "test-artifacts", "staticfiles", "node_modules", "db.sqlite3", "*.sqlite3", "tests", "docs",
+               ".serve", "*.sock", "*.pid", "*.log")
+
+
+def copy_ignored(folder: str, names: list[str]) -> set[str]:
+    """``shutil.copytree``'s ignore: COPY_IGNORE, and anything that is not a file, folder or link (a socket, a
+    FIFO, a device: copytree cannot copy one, and a running server's are not code), or that vanished meanwhile."""
+    import shutil
+    import stat
+
+    ignored = set(shutil.ignore_patterns(*COPY_IGNORE)(folder, names))
+    for name in names:
+        if name in ignored:
+            continue
+        try:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+        except OSError:
+            ignored.add(name)
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            ignored.add(name)
+    return ignored
 
 
 def copy_code(root: Path, target: Path) -> Path:
     """A snapshot of the app's code for every process of a run (the working tree may change meanwhile).
 
-    The copy keeps ``.secret_key`` so that sessions and CSRF tokens agree between processes.
+    The copy keeps ``.secret_key`` so that sessions and CSRF tokens agree between processes. It leaves out
+    runtime files (``copy_ignored``), so a run works beside ``make serve`` in the same tree.
     """
     import shutil
 
-    shutil.copytree(root, target, ignore=shutil.ignore_patterns(*COPY_IGNORE), symlinks=True)
+    shutil.copytree(root, target, ignore=copy_ignored, symlinks=True, ignore_dangling_symlinks=True)
     return target
 
 
@@ -583,6 +606,13 @@ class RedisServer:
         assert self.process is not None
         os.kill(self.process.pid, signal.SIGSTOP)
 
+    def kill(self) -> None:
+        """kill -9: without persistence, everything it held (groups, channels, cache) is gone."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)  # a paused one must not linger as a zombie-to-be
+            self.process.kill()
+            self.process.wait(timeout=10)
+
     def resume(self) -> None:
         if self.process is not None and self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGCONT)
@@ -592,47 +622,48 @@ class RedisServer:
             stop_process(self.process)
 
 
-class DaphneServer:
-    """One app process: ``python -m daphne`` on a fixed port, its log appended to across restarts."""
+class AppProcess:
+    """One process of the app (``label``: A, B, worker), its log appended to across restarts."""
 
     def __init__(self, label: str, python: str, root: Path, env: dict[str, str], logdir: Path) -> None:
         self.label, self.python, self.root, self.env = label, python, root, env
-        self.port = free_port()
-        self.log_path = logdir / f"daphne-{label}.log"
-        self.access_path = logdir / f"access-{label}.log"
+        self.log_path = logdir / f"{'daphne-' if label != 'worker' else ''}{label}.log"
         self.process: subprocess.Popen | None = None
         self.starts = 0
+
+    @property
+    def name(self) -> str:
+        return "game worker" if self.label == "worker" else f"daphne {self.label}"
 
     @property
     def pid(self) -> int:
         return self.process.pid if self.process is not None else 0
 
+    def command(self) -> list[str]:
+        return [self.python, "manage.py", "gameworker"]
+
     def start(self, timeout: float = 30.0) -> float:
-        """Start it and wait until it answers HTTP; returns the seconds that took."""
+        """Start it and wait until it is ready; returns the seconds that took."""
         started = time.time()
         self.starts += 1
         with open(self.log_path, "a") as log:
             log.write(f"----- chaos: start {self.starts} at {started:.3f}\n")
             log.flush()
             self.process = subprocess.Popen(
-                [self.python, "-m", "daphne", "-b", HOST, "-p", str(self.port), "--access-log",
-                 str(self.access_path), "config.asgi:application"],
-                cwd=self.root, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                self.command(), cwd=self.root, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         while time.time() - started < timeout:
             if self.process.poll() is not None:
-                raise RuntimeError(f"daphne {self.label} exited with {self.process.returncode}; see {self.log_path}")
-            if port_open(self.port) and self._answers():
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}; see {self.log_path}")
+            if self.ready():
                 return time.time() - started
             time.sleep(0.1)
-        raise RuntimeError(f"daphne {self.label} did not answer within {timeout:.0f} s; see {self.log_path}")
+        raise RuntimeError(f"{self.name} was not ready within {timeout:.0f} s; see {self.log_path}")
 
-    def _answers(self) -> bool:
-        try:
-            Browser([self.port], 0, timeout=5).send("GET", "/rules/")
-            return True
-        except NoAnswer:
-            return False
+    def ready(self) -> bool:
+        """The worker is ready once it says it ticks (its first line, after Django's setup)."""
+        return "game worker: ticking" in self.log_path.read_text(errors="replace").rsplit("----- chaos:", 1)[-1]
 
     def kill(self) -> None:
         """kill -9: no shutdown, in-flight requests and worker transactions die with it."""
@@ -646,6 +677,28 @@ class DaphneServer:
     def stop(self) -> None:
         if self.process is not None:
             stop_process(self.process)
+
+
+class DaphneServer(AppProcess):
+    """One web process: ``python -m daphne`` on a fixed port of its own."""
+
+    def __init__(self, label: str, python: str, root: Path, env: dict[str, str], logdir: Path) -> None:
+        super().__init__(label, python, root, env, logdir)
+        self.port = free_port()
+        self.access_path = logdir / f"access-{label}.log"
+
+    def command(self) -> list[str]:
+        return [self.python, "-m", "daphne", "-b", HOST, "-p", str(self.port), "--access-log",
+                str(self.access_path), "config.asgi:application"]
+
+    def ready(self) -> bool:
+        if not port_open(self.port):
+            return False
+        try:
+            Browser([self.port], 0, timeout=5).send("GET", "/rules/")
+            return True
+        except NoAnswer:
+            return False
 
 
 @dataclass
@@ -979,8 +1032,17 @@ def summarise(run: dict, db: dict) -> dict:
         fault["lobby_probe"] = next((f.get("probe", []) for f in run["faults"] if f["name"] == fault["fault"]), [])
     answered = [g[1] for g in get_times if g[3] != "no answer"]
     passed = not db["lost"] and not db["duplicates"] and not db["misattributed"] and not db["replay_failed"]
+    push = run.get("push") or None
+    if push is not None:
+        for fault, figures in zip(faults, push["faults"], strict=True):
+            fault["push"] = figures
     return {
         "verdict": "PASS" if passed else "FAIL",
+        "push_verdict": None if push is None else
+        "PASS" if all(f["passed"] for f in push["faults"]) and not push.get("crash") else "FAIL",
+        "push_limit_s": None if push is None else push["limit_s"],
+        "push_socket_errors": None if push is None else push["errors"],
+        "layout": run.get("layout", "threads"),
         "seconds": run["seconds"],
         "tables": len(run["tables"]),
         "human_clients": sum(len(t["clients"]) for t in run["tables"]),
@@ -1017,7 +1079,8 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
     out = [
         "",
         f"==== chaos: {summary['seconds']} s of play, {summary['tables']} tables, "
-        f"{summary['human_clients']} phone-like HTTP clients, 2 daphne processes ====",
+        f"{summary['human_clients']} phone-like HTTP clients, 2 daphne processes"
+        f"{' and the game worker' if summary['layout'] == 'serve' else ''} ====",
         "faults (t = seconds since play started):",
     ]
     for fault in summary["faults"]:
@@ -1033,6 +1096,8 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
         if fault["lobby_probe"]:
             probes = ", ".join(f"{p['process']} {p['status']} in {p['seconds']:.2f} s" for p in fault["lobby_probe"])
             out.append(f"  {'':19}join by code during it (GET /find/): {probes}")
+        if "push" in fault:
+            out.append(f"  {'':19}{push_line(fault['push'])}")
     if not summary["faults"]:
         out.append("  none")
     by = summary["moves_by_kind"]
@@ -1076,7 +1141,7 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
     for move_id in db["duplicates"][:10]:
         out.append(f"  DUPLICATE {move_id}")
     for label, log in run["server_logs"].items():
-        out.append(f"server log {label:<9}{log['tracebacks']} errors with a traceback ({log['path']}):")
+        out.append(f"{'server log ' + label:<19} {log['tracebacks']} errors with a traceback ({log['path']}):")
         for line, n in log["exceptions"].items():
             out.append(f"{'':20}{n}× {line}")
         for line, n in log["contexts"].items():
@@ -1085,6 +1150,10 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
             if not any(noise in line for noise in NOISE):
                 out.append(f"{'':20}{n}× {line}")
     out.append(f"client errors       {_counts(summary['client_errors'], ()) if summary['client_errors'] else 'none'}")
+    if summary["push_verdict"] is not None:
+        out.append(f"push watch          {summary['push_verdict']}: every fault's screens caught up within one "
+                   f"heartbeat + grace ({summary['push_limit_s']:g} s), and none fell behind longer afterwards")
+        out.append(f"watch sockets       {_counts(summary['push_socket_errors'], ()) or 'no drops'}")
     for incident in summary["incidents"]:
         out.append(f"incident            {incident}")
     for note in run.get("notes", []):
@@ -1093,6 +1162,18 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
     out.append(f"verdict             {summary['verdict']} ({summary['moves_lost']} lost, {summary['duplicates']} "
                f"duplicates, {summary['misattributed']} misattributed, {summary['replay_failed']} replay failures)")
     return "\n".join(out)
+
+
+def push_line(push: dict) -> str:
+    """One fault's push catch-up, as the report prints it."""
+    if push["never_caught_up"]:
+        caught = f"{len(push['never_caught_up'])} of {push['tables']} tables never caught up " \
+                 f"({', '.join(push['never_caught_up'][:6])})"
+    else:
+        caught = (f"every board caught up after worst {push['caught_up_worst_s']:.1f} s, "
+                  f"p50 {push['caught_up_p50_s']:.1f} s ({push['tables']} tables)")
+    return (f"pushes: {caught}; longest behind afterwards {push['worst_behind_after_s']:.1f} s: "
+            f"{'PASS' if push['passed'] else 'FAIL'} (limit {push['limit_s']:g} s)")
 
 
 def write_json(path: Path, data: Any) -> None:

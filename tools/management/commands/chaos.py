@@ -1,26 +1,36 @@
-"""Bot games on two processes while one process is killed, Redis is paused and PostgreSQL restarts.
+"""Games on the app's processes while each is killed, Redis is paused and restarted, a client floods and
+PostgreSQL restarts; moves are checked in the log and push delivery on real sockets.
 
-    manage.py chaos [--seconds 120] [--tables 6] [--humans 2] [--restart-postgres]
+    manage.py chaos [--seconds 360] [--tables 20] [--humans 2] [--restart-postgres]
 
 Everything runs on 127.0.0.1 and belongs to the run except PostgreSQL itself:
+- its own copy of the code (without ``.serve/``, sockets or other runtime files, so it runs beside
+  ``make serve`` in the same tree), its own ports and temp dir;
 - its own database (``--db-name``, default ``tablegames_chaos``: dropped and recreated at the
   start, migrated in a subprocess, dropped at the end unless ``--keep-db``);
-- its own ``redis-server`` on a free port without persistence (so SIGSTOP harms nobody else);
-- two daphne processes (``python -m daphne``) with the worker thread on, logs in a temp dir.
+- its own ``redis-server`` on a free port without persistence (so stopping or restarting it harms nobody);
+- the app as ``make serve`` runs it (``--layout serve``, the default): two daphne processes with
+  ``GAME_WORKER=0`` and ``manage.py gameworker``; or ``--layout threads``: two daphnes, each with the
+  worker thread on. Logs in a temp dir.
 
 Tables are created over HTTP like people do it (guest names, /new/, join, bots, start); on each
 table a few phone-like clients (threads with their own cookie jar) poll their panel and POST
 random legal moves with their own unique move ids, alternating between the two processes; the
-bots play on both processes' workers. During the run, in order: ``kill -9`` of process A and
-its restart a few seconds later, SIGSTOP/SIGCONT of Redis, and (only with
-``--restart-postgres``, because it restarts the machine's shared cluster) ``pg_ctlcluster
-<version> main restart``.
+bots play on the worker. For every table a board socket and a phone socket that never move watch
+push delivery (``tools.pushwatch``). During the run, spread evenly (``--faults`` picks some): ``kill -9``
+of daphne A, of daphne B and of the game worker, each restarted a few seconds later;
+SIGSTOP/SIGCONT of Redis; a Redis restart (killed, started again empty on its port); a misbehaving
+client (sockets that send a bad frame and never answer the close, sockets that flood moves); and
+(only with ``--restart-postgres``, because it restarts the machine's shared cluster)
+``pg_ctlcluster <version> main restart``.
 
 Then, with the servers stopped, a subprocess whose default database is the chaos one reads the
 event log and the report says: moves played, moves lost (acknowledged 200 but not in the log:
 must be 0), duplicates (must be 0), the max and p99 stall of the running games and each
-fault's recovery, the replay check of every game, and the HTTP status counts. The last line is
-JSON. The exit status is 1 when anything was lost, duplicated, misattributed or failed replay.
+fault's recovery, the replay check of every game, and the HTTP status counts; and per fault, how
+long until every watcher knew its table's revision (worst and p50 over tables), against one heartbeat
+plus a grace. The last line is JSON. The exit status is 1 when anything was lost, duplicated,
+misattributed or failed replay, or a fault's pushes did not catch up within one heartbeat.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tools.chaos import (
     MAX_ATTEMPTS,
     REQUEST_TIMEOUT,
+    AppProcess,
     Browser,
     DaphneServer,
     HumanClient,
@@ -69,12 +80,26 @@ from tools.chaos import (
     summarise,
     write_json,
 )
+from tools.pushwatch import (
+    HEARTBEAT_GRACE,
+    PushWatch,
+    fault_push_figures,
+    heartbeat_seconds,
+    misbehave_in_thread,
+)
 
 # A mixed room: the game of each table in turn, with its seat count.
 TABLE_GAMES = [("inside_job", 5), ("coup", 4), ("good_cop_bad_cop_health", 4), ("good_cop_bad_cop", 4)]
-# When each fault starts, as a fraction of --seconds.
-FAULT_AT = {"kill": 0.20, "redis": 0.45, "postgres": 0.70}
+# The faults of a run, in order; they start evenly spread over --seconds.
+FAULTS = ("kill-a", "kill-b", "kill-worker", "redis-pause", "redis-restart", "flood", "postgres")
+FAULT_NAMES = {
+    "kill-a": "kill -9 daphne A", "kill-b": "kill -9 daphne B", "kill-worker": "kill -9 game worker",
+    "redis-pause": "SIGSTOP Redis", "redis-restart": "restart Redis", "flood": "misbehaving client",
+    "postgres": "restart PostgreSQL",
+}
 MIN_SECONDS, MAX_SECONDS = 60, 1800
+# The misbehaving client, on each process: flooding sockets, and sockets that send a bad frame and hang on.
+FLOOD_SOCKETS, BAD_SOCKETS = 5, 10
 PROGRESS_EVERY = 30.0
 
 
@@ -84,18 +109,30 @@ def _interrupt(signum, frame) -> None:
 
 
 class Command(BaseCommand):
-    help = ("Play bot games on two daphne processes while killing one, pausing Redis and (with "
-            "--restart-postgres) restarting PostgreSQL; report moves played, lost, stalls and replays.")
+    help = ("Play games on the app's processes while killing each, pausing and restarting Redis, flooding, and "
+            "(with --restart-postgres) restarting PostgreSQL; report moves lost, stalls, replays and push catch-up.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--seconds", type=int, default=120,
+        parser.add_argument("--seconds", type=int, default=360,
                             help=f"length of play ({MIN_SECONDS}-{MAX_SECONDS}; the faults are spread over it)")
-        parser.add_argument("--tables", type=int, default=6, help="tables (1-20), games mixed in turn")
+        parser.add_argument("--tables", type=int, default=20, help="tables (1-20), games mixed in turn")
         parser.add_argument("--humans", type=int, default=2, help="phone-like HTTP clients per table (1-4)")
         parser.add_argument("--restart-postgres", action="store_true",
                             help="also restart this machine's PostgreSQL cluster (every database on it blips)")
         parser.add_argument("--kill-down", type=float, default=5.0, help="seconds process A stays dead (1-30)")
         parser.add_argument("--redis-pause", type=float, default=10.0, help="seconds Redis stays stopped (1-60)")
+        parser.add_argument("--redis-down", type=float, default=2.0,
+                            help="seconds between killing Redis and starting it again, empty (0-60)")
+        parser.add_argument("--flood-seconds", type=float, default=5.0,
+                            help="seconds the flooding sockets send moves (1-60); the bad sockets hang on for one "
+                                 "heartbeat and 2 s")
+        parser.add_argument("--layout", choices=("serve", "threads"), default="serve",
+                            help="serve: as make serve (2 daphnes with GAME_WORKER=0 and manage.py gameworker); "
+                                 "threads: 2 daphnes, each with the worker thread")
+        parser.add_argument("--faults", default=",".join(FAULTS),
+                            help=f"the faults, comma-separated, of: {', '.join(FAULTS)} (postgres also needs "
+                                 "--restart-postgres)")
+        parser.add_argument("--no-watch", action="store_true", help="no board and phone sockets watching pushes")
         parser.add_argument("--db-name", default="tablegames_chaos",
                             help="the run's own database (dropped and recreated; must contain 'chaos')")
         parser.add_argument("--keep-db", action="store_true", help="keep the database after the run")
@@ -119,6 +156,11 @@ class Command(BaseCommand):
             raise CommandError("--tables must be 1-20 and --humans 1-4")
         if not 1 <= options["kill_down"] <= 30 or not 1 <= options["redis_pause"] <= 60:
             raise CommandError("--kill-down must be 1-30 s and --redis-pause 1-60 s")
+        if not 0 <= options["redis_down"] <= 60 or not 1 <= options["flood_seconds"] <= 60:
+            raise CommandError("--redis-down must be 0-60 s and --flood-seconds 1-60 s")
+        unknown = set(options["faults"].split(",")) - set(FAULTS) - {""}
+        if unknown:
+            raise CommandError(f"--faults: unknown {', '.join(sorted(unknown))} (known: {', '.join(FAULTS)})")
         if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options["db_name"]) or "chaos" not in options["db_name"]:
             raise CommandError("--db-name: lower-case letters, digits and _, and it must contain 'chaos'")
         run = ChaosRun(self, options)
@@ -127,6 +169,9 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(summary, sort_keys=True))
         if summary["verdict"] != "PASS":
             raise CommandError("chaos: moves were lost or duplicated, or a replay failed (see above)")
+        if summary.get("push_verdict") == "FAIL":
+            raise CommandError("chaos: after a fault, some screen stayed behind its table longer than one heartbeat "
+                               "(see above)")
 
 
 class ChaosRun:
@@ -140,6 +185,14 @@ class ChaosRun:
         self.restart_postgres: bool = options["restart_postgres"]
         self.kill_down: float = options["kill_down"]
         self.redis_pause: float = options["redis_pause"]
+        self.redis_down: float = options["redis_down"]
+        self.flood_seconds: float = options["flood_seconds"]
+        self.layout: str = options["layout"]
+        self.watch_pushes = not options["no_watch"]
+        chosen = set(options["faults"].split(","))
+        self.fault_plan = [f for f in FAULTS if f in chosen and (f != "postgres" or options["restart_postgres"])
+                           and (f != "kill-worker" or self.layout == "serve")]
+        self.skipped = [f for f in FAULTS if f in chosen and f not in self.fault_plan]
         self.db_name: str = options["db_name"]
         self.keep_db: bool = options["keep_db"]
         self.seed: int = options["seed"] if options["seed"] is not None else secrets.randbelow(10**6)
@@ -152,6 +205,10 @@ class ChaosRun:
         self.pg = Postgres()
         self.redis: RedisServer | None = None
         self.servers: list[DaphneServer] = []
+        self.worker: AppProcess | None = None
+        self.watch: PushWatch | None = None
+        self.flood_code = ""
+        self.heartbeat = 15.0
         self.clients: list[HumanClient] = []
         self.tables: list[dict] = []
         self.stop = threading.Event()
@@ -207,15 +264,19 @@ class ChaosRun:
         copy_code(self.source, self.root)
         head = subprocess.run(["git", "-C", str(self.source), "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, timeout=10).stdout.strip() or "?"
-        kill_at, redis_at, pg_at = (round(FAULT_AT[k] * self.seconds) for k in ("kill", "redis", "postgres"))
+        self.heartbeat = heartbeat_seconds(self.root)
         self.say(f"chaos: logs in {self.logdir}; client seed {self.seed}")
         self.say(f"chaos: code: a copy of {self.source} (git HEAD {head} plus any uncommitted edits) in {self.root}")
-        self.say(f"chaos: plan: {self.seconds} s of play on {self.table_count} tables; kill -9 daphne A at "
-                 f"t={kill_at}s (back after {self.kill_down:g} s), SIGSTOP Redis at t={redis_at}s for "
-                 f"{self.redis_pause:g} s, " + (
-                     f"restart PostgreSQL {version}/{name} (the machine's shared cluster) at t={pg_at}s"
-                     if self.restart_postgres else
-                     "no PostgreSQL restart (pass --restart-postgres to restart the machine's cluster)"))
+        plan = ", ".join(f"{FAULT_NAMES[f]} at t={at:.0f}s" for f, at in self._schedule())
+        self.say(f"chaos: plan: {self.seconds} s of play on {self.table_count} tables, layout {self.layout}; "
+                 f"{plan or 'no faults'}; " + (
+                     f"PostgreSQL {version}/{name} is the machine's shared cluster" if "postgres" in self.fault_plan
+                     else "no PostgreSQL restart (pass --restart-postgres to restart the machine's cluster)"))
+        spacing = self.seconds / (len(self.fault_plan) + 1)
+        if self.watch_pushes and spacing - max(self.kill_down, self.redis_pause, self.heartbeat + 2) < \
+                self.heartbeat + HEARTBEAT_GRACE:
+            self.say(f"chaos: note: {spacing:.0f} s between faults leaves less than one heartbeat "
+                     f"({self.heartbeat:g} s) and its grace to watch each recovery; give more --seconds")
         self.pg.recreate(self.db_name)
         self.db_created = True
         url = self.pg.url(self.db_name)
@@ -235,15 +296,29 @@ class ChaosRun:
             "REDIS_URL": self.redis.url,
             "DJANGO_PLAIN_STATIC": "1",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "GAME_WORKER": "1",
+            "GAME_WORKER": "1" if self.layout == "threads" else "0",
             "PYTHONUNBUFFERED": "1",
         }
         self.servers = [DaphneServer(label, self.python, self.root, env, self.logdir) for label in ("A", "B")]
         for server in self.servers:
             server.start()
+        worker = ""
+        if self.layout == "serve":
+            self.worker = AppProcess("worker", self.python, self.root, env, self.logdir)
+            self.worker.start()
+            worker = f", game worker pid {self.worker.pid}"
         self.say(f"chaos: redis-server pid {self.redis.process.pid if self.redis.process else '?'} on "
                  f":{self.redis.port}; daphne A pid {self.servers[0].pid} on :{self.servers[0].port}, "
-                 f"daphne B pid {self.servers[1].pid} on :{self.servers[1].port}")
+                 f"daphne B pid {self.servers[1].pid} on :{self.servers[1].port}{worker}")
+
+    def _schedule(self) -> list[tuple[str, float]]:
+        """(fault, when it starts: seconds after play starts), evenly spread."""
+        n = len(self.fault_plan)
+        return [(f, self.seconds * (i + 1) / (n + 1)) for i, f in enumerate(self.fault_plan)]
+
+    @property
+    def processes(self) -> list[AppProcess]:
+        return [*self.servers, *([self.worker] if self.worker is not None else [])]
 
     def _setup_tables(self) -> None:
         ports = [s.port for s in self.servers]
@@ -278,6 +353,23 @@ class ChaosRun:
         for table in self.tables:
             self.say(f"chaos: table {table['code']}: {table['engine']}, {table['players']} seats, "
                      f"{len(table['clients'])} HTTP clients, {table['players'] - len(table['clients'])} bots; started")
+        if "flood" in self.fault_plan:
+            flooder = Browser(ports, prefer=0)
+            sit_down(flooder, "chaos-flooder")
+            self.flood_code = create_table(flooder, TABLE_GAMES[0][0])
+            self.say(f"chaos: table {self.flood_code}: the misbehaving client's own (no game)")
+        if self.watch_pushes:
+            # A seated player's browser (not the host's when there is another) opens the phone socket, as a 2nd tab.
+            watcher_of = {c.code: c for c in self.clients}  # a table's last client: the host only if alone
+            watched = [(t["code"], {c.name: c.value or "" for c in watcher_of[t["code"]].browser.jar})
+                       for t in self.tables]
+            self.watch = PushWatch(ports, watched, self.pg.url(self.db_name), self.say)
+            self.watch.start()
+            self.watch.ready.wait(30)
+            if self.watch.crash:
+                raise RuntimeError(f"the push watch failed to start: {self.watch.crash}")
+            self.say(f"chaos: watching pushes: {2 * len(watched)} sockets (a board and a phone per table that never "
+                     f"move), against one heartbeat ({self.heartbeat:g} s) + {HEARTBEAT_GRACE:g} s")
 
     def _play(self) -> None:
         self.t0 = time.time()
@@ -286,16 +378,23 @@ class ChaosRun:
         for client in self.clients:
             client.until = self.t_end
             client.start()
-        self.at(f"play starts: {len(self.clients)} HTTP clients (client i talks to process i%2), bots on both workers")
-        self._wait_until(self.t0 + FAULT_AT["kill"] * self.seconds)
-        self._fault_kill()
-        self._wait_until(self.t0 + FAULT_AT["redis"] * self.seconds)
-        self._fault_redis()
-        self._wait_until(self.t0 + FAULT_AT["postgres"] * self.seconds)
-        if self.restart_postgres:
-            self._fault_postgres()
-        else:
-            self.at("PostgreSQL restart skipped (no --restart-postgres)")
+        bots = "the game worker" if self.worker is not None else "both processes' worker threads"
+        self.at(f"play starts: {len(self.clients)} HTTP clients (client i talks to process i%2), bots on {bots}")
+        actions = {
+            "kill-a": lambda: self._fault_kill(self.servers[0]),
+            "kill-b": lambda: self._fault_kill(self.servers[1]),
+            "kill-worker": lambda: self._fault_kill(self.worker),
+            "redis-pause": self._fault_redis,
+            "redis-restart": self._fault_redis_restart,
+            "flood": self._fault_flood,
+            "postgres": self._fault_postgres,
+        }
+        for fault, at in self._schedule():
+            self._wait_until(self.t0 + at)
+            actions[fault]()
+        for fault in self.skipped:
+            self.at(f"{FAULT_NAMES[fault]} skipped" + (" (no --restart-postgres)" if fault == "postgres" else
+                                                        " (no game worker process in --layout threads)"))
         self._wait_until(self.t_end)
         self.stop.set()
         for client in self.clients:
@@ -311,12 +410,12 @@ class ChaosRun:
             now = time.time()
             if now >= moment:
                 return
-            for server in self.servers:
+            for server in self.processes:
                 if server.label not in self.expected_down and not server.alive():
                     code = server.process.returncode if server.process else None
-                    self.incidents.append(f"daphne {server.label} exited by itself (rc {code}) at "
+                    self.incidents.append(f"{server.name} exited by itself (rc {code}) at "
                                           f"t={now - self.t0:.1f}; restarted")
-                    self.at(f"daphne {server.label} exited by itself (rc {code}); restarting it")
+                    self.at(f"{server.name} exited by itself (rc {code}); restarting it")
                     server.start()
             if now - self._last_progress >= PROGRESS_EVERY:
                 self._last_progress = now
@@ -348,14 +447,14 @@ class ChaosRun:
             if thread.is_alive():
                 self.incidents.append(f"the lobby probe of '{fault['name']}' was still waiting at the end")
 
-    def _fault_kill(self) -> None:
-        server = self.servers[0]
+    def _fault_kill(self, server: AppProcess | None) -> None:
+        assert server is not None
         start = time.time()
         pid = server.pid
         self.expected_down.add(server.label)
         server.kill()
-        self.at(f"FAULT kill -9 daphne A (pid {pid})")
-        fault: dict = {"name": "kill -9 daphne A", "start": start}
+        self.at(f"FAULT kill -9 {server.name} (pid {pid})")
+        fault: dict = {"name": f"kill -9 {server.name}", "start": start}
         self._probe_soon(fault)
         try:
             self._wait_until(start + self.kill_down)
@@ -363,7 +462,7 @@ class ChaosRun:
         finally:
             self.expected_down.discard(server.label)
         end = time.time()
-        self.at(f"daphne A restarted (pid {server.pid}), answering after {up:.1f} s")
+        self.at(f"{server.name} restarted (pid {server.pid}), ready after {up:.1f} s")
         fault.update(end=end, detail=f"pid {pid} killed, down {end - start:.1f} s, restarted as pid {server.pid}")
         self.faults.append(fault)
 
@@ -381,6 +480,45 @@ class ChaosRun:
         end = time.time()
         self.at("SIGCONT redis-server")
         fault.update(end=end, detail=f"stopped {end - start:.1f} s, then SIGCONT")
+        self.faults.append(fault)
+
+    def _fault_redis_restart(self) -> None:
+        """kill -9 of the run's redis-server, and a new one on the same port, empty (no persistence)."""
+        assert self.redis is not None
+        start = time.time()
+        pid = self.redis.process.pid if self.redis.process else 0
+        self.redis.kill()
+        self.at(f"FAULT kill -9 redis-server (pid {pid}); starting it again empty in {self.redis_down:g} s")
+        fault: dict = {"name": "restart Redis", "start": start}
+        self._probe_soon(fault, delay=min(1.0, self.redis_down / 2))
+        self._wait_until(start + self.redis_down)
+        self.redis.start()
+        end = time.time()
+        self.at(f"redis-server back (pid {self.redis.process.pid if self.redis.process else '?'}), empty")
+        fault.update(end=end, detail=f"pid {pid} killed, down {end - start:.1f} s, started again empty")
+        self.faults.append(fault)
+
+    def _fault_flood(self) -> None:
+        """Sockets that send a bad frame and never answer the close (for a heartbeat and 2 s), and sockets
+        that flood moves (for --flood-seconds), on every process, on a table of their own."""
+        start = time.time()
+        bad_seconds = self.heartbeat + 2.0
+        self.at(f"FAULT misbehaving client on {self.flood_code}: per process {FLOOD_SOCKETS} sockets flooding "
+                f"moves for {self.flood_seconds:g} s, {BAD_SOCKETS} sending a bad frame and hanging on for "
+                f"{bad_seconds:g} s")
+        fault: dict = {"name": "misbehaving client", "start": start}
+        self._probe_soon(fault, delay=min(2.0, self.flood_seconds / 2))
+        thread, counts = misbehave_in_thread(
+            [s.port for s in self.servers], self.flood_code, flood_sockets=FLOOD_SOCKETS,
+            flood_seconds=self.flood_seconds, bad_sockets=BAD_SOCKETS, bad_seconds=bad_seconds)
+        self._wait_until(start + max(self.flood_seconds, bad_seconds))
+        thread.join(timeout=30)
+        if thread.is_alive():
+            self.incidents.append("the misbehaving client was still busy 30 s after its end")
+        end = time.time()
+        shown = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+        self.at(f"misbehaving client done: {shown}")
+        fault.update(end=end, detail=f"{end - start:.1f} s; {shown}", counts=dict(counts))
         self.faults.append(fault)
 
     def _fault_postgres(self) -> None:
@@ -408,7 +546,9 @@ class ChaosRun:
 
     def _stop_servers(self) -> None:
         time.sleep(1.0)  # let in-flight bot moves land
-        for server in self.servers:
+        if self.watch is not None:
+            self.watch.finish()
+        for server in self.processes:
             server.stop()
         if self.redis is not None:
             self.redis.stop()
@@ -431,8 +571,8 @@ class ChaosRun:
             notes.append(f"the working tree changed during the run ({shown}); the run used its own copy, "
                          "taken at the start, so all its processes ran the same code")
         logs = {}
-        for server in self.servers:
-            logs[f"daphne {server.label}"] = {**scan_log(server.log_path), "path": str(server.log_path)}
+        for server in self.processes:
+            logs[server.name] = {**scan_log(server.log_path), "path": str(server.log_path)}
         run = {
             "tag": self.tag,
             "seed": self.seed,
@@ -451,9 +591,24 @@ class ChaosRun:
             "notes": notes,
             "server_logs": logs,
             "logdir": str(self.logdir),
+            "layout": self.layout,
+            "push": self._push_record(),
         }
         write_json(self.logdir / "run.json", run)
         return run
+
+    def _push_record(self) -> dict | None:
+        """The watchers' series, and per fault their catch-up from its end to the next fault's start (or the end)."""
+        if self.watch is None:
+            return None
+        watched = self.watch.result()
+        limit = self.heartbeat + HEARTBEAT_GRACE
+        starts = [float(f["start"]) for f in self.faults[1:]] + [self.t_end]
+        per_fault = [fault_push_figures(watched, float(f["end"]), stop, limit)
+                     for f, stop in zip(self.faults, starts, strict=True)]
+        if watched["crash"]:
+            self.incidents.append(f"the push watch crashed: {watched['crash']}")
+        return {**watched, "heartbeat_s": self.heartbeat, "limit_s": limit, "faults": per_fault}
 
     def _analyse(self, run: dict) -> dict:
         """Read the log in a subprocess whose default database is the chaos one."""
@@ -482,7 +637,9 @@ class ChaosRun:
             for client in self.clients:
                 if client.is_alive():
                     client.join(timeout=REQUEST_TIMEOUT + 2)
-            steps = [(f"daphne {s.label}", s.stop) for s in self.servers]
+            if self.watch is not None:
+                self.watch.finish()
+            steps = [(s.name, s.stop) for s in self.processes]
             if self.redis is not None:
                 steps.append(("redis", self.redis.stop))
             if self.pg_touched:
