@@ -21,6 +21,8 @@ import asyncio
 import bisect
 import json
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -316,17 +318,35 @@ async def misbehave(ports: list[int], code: str, *, flood_sockets: int, flood_se
     return dict(counts)
 
 
-def misbehave_in_thread(ports: list[int], code: str, **kwargs: Any) -> tuple[threading.Thread, dict[str, Any]]:
-    """``misbehave`` on an event loop of its own (it must not slow the watchers' loop); the counts land in the
-    dict once the thread ends."""
-    found: dict[str, Any] = {}
+class Misbehaving:
+    """``misbehave`` in a process of its own: it must not share the interpreter (and its lock) with the watchers or
+    the measured screens, whose figures a busy client would spoil. ``wait`` returns its counts."""
 
-    def target() -> None:
+    def __init__(self, ports: list[int], code: str, **kwargs: Any) -> None:
+        self.args = {"ports": ports, "code": code, **kwargs}
+        root = Path(__file__).resolve().parents[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "import sys, tools.pushwatch as p; p._misbehave_main(sys.argv[1])",
+             json.dumps(self.args)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait(self, timeout: float) -> dict[str, int]:
         try:
-            found.update(asyncio.run(misbehave(ports, code, **kwargs)))
-        except Exception as error:  # reported with the counts
-            found[f"client error {type(error).__name__}: {error}"] = 1
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate(timeout=10)
+            return {"client still busy, killed": 1}
+        try:
+            return dict(json.loads(out.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            return {f"client failed (rc {self.process.returncode}): {err.strip()[-200:]}": 1}
 
-    thread = threading.Thread(target=target, name="chaos-misbehave", daemon=True)
-    thread.start()
-    return thread, found
+
+def _misbehave_main(args: str) -> None:
+    options = json.loads(args)
+    ports, code = options.pop("ports"), options.pop("code")
+    print(json.dumps(asyncio.run(misbehave(ports, code, **options))))

@@ -82,10 +82,10 @@ from tools.chaos import (
 )
 from tools.pushwatch import (
     HEARTBEAT_GRACE,
+    Misbehaving,
     PushWatch,
     fault_push_figures,
     heartbeat_seconds,
-    misbehave_in_thread,
 )
 
 # A mixed room: the game of each table in turn, with its seat count.
@@ -508,13 +508,10 @@ class ChaosRun:
                 f"{bad_seconds:g} s")
         fault: dict = {"name": "misbehaving client", "start": start}
         self._probe_soon(fault, delay=min(2.0, self.flood_seconds / 2))
-        thread, counts = misbehave_in_thread(
-            [s.port for s in self.servers], self.flood_code, flood_sockets=FLOOD_SOCKETS,
-            flood_seconds=self.flood_seconds, bad_sockets=BAD_SOCKETS, bad_seconds=bad_seconds)
+        client = Misbehaving([s.port for s in self.servers], self.flood_code, flood_sockets=FLOOD_SOCKETS,
+                             flood_seconds=self.flood_seconds, bad_sockets=BAD_SOCKETS, bad_seconds=bad_seconds)
         self._wait_until(start + max(self.flood_seconds, bad_seconds))
-        thread.join(timeout=30)
-        if thread.is_alive():
-            self.incidents.append("the misbehaving client was still busy 30 s after its end")
+        counts = client.wait(timeout=30)
         end = time.time()
         shown = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
         self.at(f"misbehaving client done: {shown}")
