@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import socket
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,47 @@ def test_a_faults_figures_over_tables_pass_only_when_every_table_caught_up_withi
     stuck = fault_push_figures(watch, start=6.0, stop=8.0, limit=20.0)
     assert stuck["never_caught_up"] == ["AAAAA"] and stuck["caught_up_worst_s"] is None and not stuck["passed"]
     assert "1 of 2 tables never caught up (AAAAA)" in push_line(stuck)
+
+
+async def test_the_misbehaving_client_floods_reconnects_and_leaves_bad_sockets_hanging():
+    """Against a small aiohttp server that closes a flooding socket after 200 moves (4429) and a bad frame (4400)."""
+    from aiohttp import WSMsgType, web
+
+    from tools.pushwatch import misbehave
+
+    seen: Counter[str] = Counter()
+
+    async def socket(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        seen[f"opened {request.query.get('view')}"] += 1
+        async for message in ws:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                json.loads(message.data)
+            except ValueError:
+                seen["bad frame"] += 1
+                await ws.close(code=4400)
+                break
+            seen["moves"] += 1
+            if seen["moves"] % 200 == 0:
+                await ws.close(code=4429)
+                break
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/ws/t/{code}/", socket)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        counts = await misbehave([port], "ABCDE", flood_sockets=2, flood_seconds=1.0, bad_sockets=2, bad_seconds=1.0)
+    finally:
+        await runner.cleanup()
+    assert counts["bad frames sent"] == 2 and seen["bad frame"] == 2 and seen["opened board"] == 2
+    assert counts.get("flood socket closed 4429", 0) >= 2 and seen["opened phone"] >= 4  # closed, opened again
+    assert counts["flood frames sent"] >= seen["moves"] >= 400
+    assert not [k for k in counts if k.startswith("client error")]
