@@ -14,7 +14,7 @@ from django.views.generic import TemplateView
 from gameplay import controls, nights
 from gameplay import group_views as group
 from gameplay import views as game
-from lobby import account
+from lobby import account, signin
 from lobby import views as lobby
 
 
@@ -95,5 +95,7 @@ urlpatterns = [
     path("rules/", game.rules_index, name="rules_index"),
     path("rules/<str:engine>/", game.rules, name="rules"),
     path("i18n/", include("django.conf.urls.i18n")),
+    # The admin site's log-in, limited with the players' log-in (the same counters), before the admin's own routes.
+    path("admin/login/", signin.admin_login, name="admin_login"),
     path("admin/", admin.site.urls),
 ]

@@ -6,7 +6,9 @@ together). A limited request is answered by ``too_many`` before it changes anyth
 
 from __future__ import annotations
 
+import functools
 import unicodedata
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -80,6 +82,20 @@ def login_limited(request: HttpRequest, username: object) -> bool:
     tried_here, pair_over = _usage(request, "login_pair", lambda group, req: f"{_get_ip(req)}\n{name}")
     _, brake = _usage(request, "login_user", lambda group, req: name)
     return by_ip or pair_over or (brake and tried_here > 1)
+
+
+def limit_log_ins(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A log-in view whose posted attempts are counted by :func:`login_limited` (at the posted
+    ``username``) and, over a limit, answered 429 before the password is checked. The players' log-in
+    and the admin site's both wear it, so their attempts count together."""
+
+    @functools.wraps(view)
+    def limited_view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method == "POST" and login_limited(request, request.POST.get("username", "")):
+            return too_many(request, _("Too many log-in attempts. Wait a minute, then try again."))
+        return view(request, *args, **kwargs)
+
+    return limited_view
 
 
 def code_guesses_blocked(request: HttpRequest) -> bool:

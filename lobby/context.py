@@ -16,6 +16,7 @@ from lobby.forms import NicknameForm, option_fields, timer_choices
 from lobby.groups import group_choices_of
 from lobby.models import Player, Table
 from lobby.network import qr_svg
+from lobby.signin import signed_in_account
 
 
 def is_host(player: Player | None, table: Table) -> bool:
@@ -48,11 +49,14 @@ def table_lobby(table: Table, *, player: Player | None, join: dict, seats: list)
     settings."""
     me = player.pk if player else None
     engine = get_engine(table.engine)
+    seated = me is not None and any(s.player_id == me for s in seats)
     context: dict = {
         "table_seats": [{"id": s.pk, "name": s.name, "is_bot": bool(s.bot),
                          "is_me": me is not None and s.player_id == me, "is_host": s.player_id == table.host_id}
                         for s in seats],
-        "seated": me is not None and any(s.player_id == me for s in seats),
+        "seated": seated,
+        # Whose account would sit down here, named and asked (``lobby.signin``); None for a guest or once seated.
+        "account": None if seated else signed_in_account(player),
         "nickname_form": NicknameForm(),
         "engine_info": {"min": engine.min_players, "max": engine.max_players},
         **join,

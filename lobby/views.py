@@ -16,12 +16,14 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from engines.registry import ENGINES
 from infra import limits
-from lobby import groups, known_tables, services
+from lobby import groups, known_tables, services, signin
 from lobby.context import is_host
 from lobby.forms import (
     JoinForm,
@@ -39,6 +41,8 @@ from lobby.services import LobbyError, NotHost
 
 # The game the create-table form opens at: the registry's first.
 FIRST_GAME = next(iter(ENGINES))
+# A sit-down that did not name the account this browser is logged in to (``lobby.signin``).
+ACCOUNT_NOT_CONFIRMED = gettext_lazy("Check whose account this browser is logged in to, then sit down.")
 
 
 def table_or_404(request: HttpRequest, code: str) -> Table:
@@ -125,6 +129,11 @@ def guest(request: HttpRequest) -> HttpResponse:
         table = Table.objects.filter(code=code).first()
         if table is None and known_tables.count_miss(request, request.session, code):
             return limits.too_many_codes(request)
+        if signin.signed_in_account(request.player) is not None:
+            # The name form is drawn for a browser without a player; this one is logged in to an account
+            # since, which sits down only from a page that names it (``lobby.signin``): nothing happened.
+            messages.error(request, ACCOUNT_NOT_CONFIRMED)
+            return redirect(target)
     try:
         player = services.player_guest_create(request=request, nickname=request.POST.get("nickname", ""))
         if table is not None:
@@ -154,18 +163,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "lobby/signup.html", {"form": form}, status=400 if request.method == "POST" else 200)
 
 
+# Attempts are limited per address, per address and username, and per username (a slower brake that
+# never holds back an address that has not tried it: ``limits.login_limited``), before the password is
+# checked; the admin site's log-in counts with them (``lobby.signin.admin_login``).
+@method_decorator(limits.limit_log_ins, name="post")
 class PlayerLoginView(LoginView):
     """Log in; a guest's seats join the account if it has no player yet."""
 
     template_name = "lobby/login.html"
-
-    def post(self, request, *args, **kwargs):
-        """Attempts are limited per address, per address and username, and per username (a slower brake
-        that never holds back an address that has not tried it: ``limits.login_limited``), before
-        the password is checked."""
-        if limits.login_limited(request, request.POST.get("username", "")):
-            return limits.too_many(request, _("Too many log-in attempts. Wait a minute, then try again."))
-        return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         guest_id = self.request.session.get(services.SESSION_KEY)
@@ -253,10 +258,13 @@ def table_find(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def table_join(request: HttpRequest, code: str) -> HttpResponse:
-    """Take a seat at the table."""
+    """Take a seat at the table: as the player the form named (an account must be named, ``lobby.signin``)."""
     table = table_or_404(request, code)
     if not request.player:
         messages.error(request, _("Choose a name first."))
+    elif not signin.confirmed(request, request.player):
+        # The table's page names whose account this is and asks again: nothing happened.
+        messages.error(request, ACCOUNT_NOT_CONFIRMED)
     else:
         try:
             services.table_join(table=table, player=request.player)
@@ -382,12 +390,20 @@ def host_link_create(request: HttpRequest, code: str) -> HttpResponse:
     })
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 def host_link_claim(request: HttpRequest, token: str) -> HttpResponse:
-    """Open a host link on the tablet: this browser's player (a new guest if it has none) hosts the table."""
+    """Open a host link on the tablet: this browser's player (a new guest if it has none) hosts the table.
+
+    A browser signed in to an account is asked first, naming it (``lobby.signin``): its GET shows the
+    question, and only the POST that names the account hosts.
+    """
     token = services.clean_token(token)
     if not services.host_link_live(token=token):  # asked first, so a dead link makes no guest
         return render(request, "lobby/message.html", {"message": services.HOST_LINK_DEAD}, status=404)
+    account = signin.signed_in_account(request.player)
+    if account is not None and not signin.confirmed(request, request.player):
+        return render(request, "lobby/host_link_confirm.html", {"account": account},
+                      status=409 if request.method == "POST" else 200)
     player = request.player or services.player_guest_create(request=request, nickname=_("Moderator"))
     try:
         table = services.host_link_claim(token=token, player=player)

@@ -6,9 +6,11 @@ from types import SimpleNamespace
 
 import django_ratelimit.core
 import pytest
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
+from django.utils import translation
 
 from lobby.models import Player, Table
 from lobby.services import LobbyError, clean_nickname
@@ -159,6 +161,79 @@ def test_wrong_deletion_passwords_count_as_log_in_tries_of_that_address_only(db)
     assert User.objects.filter(username="bob").exists()
     # Another address still logs in as bob.
     assert Client(REMOTE_ADDR="10.0.4.2").post("/login/", LOGIN).status_code == 302
+
+
+ADMIN = {"username": "root", "password": "a-long-Passw0rd!"}
+
+
+@pytest.fixture
+def admin_user(db) -> User:
+    return User.objects.create_superuser(ADMIN["username"], password=ADMIN["password"])
+
+
+@pytest.fixture
+def checked_passwords(monkeypatch) -> list[str]:
+    """The usernames whose passwords the log-in backend checked, in order."""
+    checked: list[str] = []
+    authenticate = ModelBackend.authenticate
+
+    def counted(self, request, username=None, password=None, **kwargs):
+        checked.append(username)
+        return authenticate(self, request, username=username, password=password, **kwargs)
+
+    monkeypatch.setattr(ModelBackend, "authenticate", counted)
+    return checked
+
+
+def _wrong_passwords(address: str, path: str, count: int, *, usernames=("root",)) -> Client:
+    """A browser at ``address`` that tried ``count`` wrong passwords at ``path`` (each answered with the form)."""
+    browser = Client(REMOTE_ADDR=address)
+    for i in range(count):
+        username = usernames[i % len(usernames)]
+        assert browser.post(path, {"username": username, "password": "guess"}).status_code == 200
+    return browser
+
+
+def test_the_admin_log_in_is_limited_and_over_it_not_even_the_right_password_is_checked(admin_user, checked_passwords):
+    """Before: 30 wrong passwords at /admin/login/ were 30 answers of 200."""
+    laptop = _wrong_passwords("10.0.5.1", "/admin/login/", 5)
+    assert len(checked_passwords) == 5
+    response = laptop.post("/admin/login/", ADMIN)
+    assert response.status_code == 429
+    assert "Too many log-in attempts" in _text(response)
+    assert '<main><section class="panel">' in _text(response)  # the app's own page, as for every limit
+    assert len(checked_passwords) == 5  # refused before the password was checked
+    assert "_auth_user_id" not in laptop.session
+    assert laptop.get("/admin/").status_code == 302  # still to the log-in
+
+
+def test_the_admin_log_in_under_the_limit_still_logs_in(admin_user):
+    laptop = _wrong_passwords("10.0.5.2", "/admin/login/", 3)
+    assert laptop.get("/admin/login/").status_code == 200
+    response = laptop.post("/admin/login/?next=/admin/", ADMIN)
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+    assert laptop.get("/admin/").status_code == 200
+
+
+def test_the_admin_log_in_and_the_players_log_in_count_together(admin_user):
+    """One set of counters for both doors: tries at /login/ hold back /admin/login/ from that address, and back."""
+    laptop = _wrong_passwords("10.0.5.3", "/login/", 5)
+    assert laptop.post("/admin/login/", ADMIN).status_code == 429
+    phone = _wrong_passwords("10.0.5.4", "/admin/login/", 10, usernames=[f"nobody{i}" for i in range(10)])
+    assert phone.post("/login/", ADMIN).status_code == 429
+    # Another address is not held back.
+    assert Client(REMOTE_ADDR="10.0.5.5").post("/admin/login/", ADMIN).status_code == 302
+
+
+def test_a_limited_admin_log_in_is_refused_in_the_browsers_language(db, settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "login_ip": "1/m"}
+    laptop = Client(REMOTE_ADDR="10.0.5.6", HTTP_ACCEPT_LANGUAGE="fa")
+    laptop.post("/admin/login/", {"username": "root", "password": "guess"})
+    response = laptop.post("/admin/login/", {"username": "root", "password": "guess"})
+    assert response.status_code == 429
+    with translation.override("fa"):
+        assert translation.gettext("Too many log-in attempts. Wait a minute, then try again.") in _text(response)
+    assert 'dir="rtl"' in _text(response)
 
 
 def test_sign_up_is_limited_to_twenty_attempts_an_hour_per_address(db, settings):
