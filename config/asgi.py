@@ -21,17 +21,21 @@ from gameplay.consumers import SameOriginValidator  # noqa: E402
 from gameplay.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
 from infra.body_limit import BodyLimit, guard_daphne  # noqa: E402
+from infra.socket_bounds import SocketBounds, guard_daphne_output  # noqa: E402
 
 # Daphne reads a whole body before it calls the application: it is taught the same limit itself.
 guard_daphne()
+# A socket that does not read is dropped once its unsent output passes a bound (infra/socket_bounds.py).
+guard_daphne_output()
 
 application = ProtocolTypeRouter(
     {
         # A body over a few hundred KB is refused (413) before anything buffers it (infra/body_limit.py).
         "http": BodyLimit(django_http_app),
-        "websocket": AllowedHostsOriginValidator(
+        # What a socket may send is bounded (size, rate, queue) before the consumer sees it (infra/socket_bounds.py).
+        "websocket": SocketBounds(AllowedHostsOriginValidator(
             SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
-        ),
+        )),
     }
 )
 

@@ -165,12 +165,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
-        }
-    }
+    from infra.layers import redis_channel_layer
+
+    # Its connections notice a Redis restart, so the socket hub joins its groups again (infra/layers.py).
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
 else:
     # Channels' in-memory layer, sweeping for expired messages once a second, not on every receive
     # (infra/layers.py: at a café's 1,600 sockets the sweep on every receive took nearly half a core).

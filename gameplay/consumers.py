@@ -14,13 +14,23 @@ sockets there are drawn together in one call on the database thread. The heartbe
 the channel layer too (the hub sends it to its own channel), so it arrives only while the push path
 works: when Redis freezes, heartbeats stop and the page's watchdog (gameplay/static/js/table.js)
 drops the socket and polls instead.
+
+No screen stays behind its table for longer than a heartbeat, whatever fails (issue 42): the hub joins its
+groups again as soon as the channel layer answers after a failure (a Redis restart forgets them); each
+heartbeat reads its tables' revisions, draws what a socket missed and tells the page the revision
+(``{"hb": 1, "v": n}``), so a page that is behind anyway catches up; the hub's tasks restart when they end,
+and a send to one socket never stops the others'. What a client may send is bounded
+(``infra.socket_bounds``, and here: a well-formed move or a clean close), and a browser holds at most
+``SOCKETS_PER_BROWSER`` sockets on a table: a newer one closes its oldest.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
+import os
 import urllib.parse
 import weakref
 from types import SimpleNamespace
@@ -31,13 +41,14 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 from django.utils import translation
 
 from gameplay import presence, pushes, socket_moves
 from gameplay.seats import session_devices
-from infra import jsontext, limits
+from infra import jsontext, layers, limits
 from infra.warm import collect_when_due
 from lobby import known_tables, notify
 from lobby.models import Table
@@ -46,17 +57,23 @@ from lobby.services import session_player_id
 
 logger = logging.getLogger(__name__)
 
-# Keep in sync with HEARTBEAT_MS in gameplay/static/js/table.js (its watchdog waits 2.5x).
-HEARTBEAT_SECONDS = 15.0
+# Keep in sync with HEARTBEAT_MS in gameplay/static/js/table.js (its watchdog waits 2.5x). Shorter only for tests
+# and chaos runs of real servers (TABLE_HEARTBEAT_SECONDS): a page's watchdog would only wait longer.
+HEARTBEAT_SECONDS = float(os.environ.get("TABLE_HEARTBEAT_SECONDS", "15"))
 # A channel-layer call that takes longer than this is given up (a frozen Redis must not hang us).
 LAYER_TIMEOUT_SECONDS = 3.0
-# Close codes (application range): the table is unknown, the page sent a frame that is not
-# JSON, the channel layer is unreachable (the page polls and reconnects later).
+# Close codes (application range): the table is unknown, the page sent a message that is not a move,
+# the channel layer is unreachable (the page polls and reconnects later), a newer socket of the same
+# browser took this one's place (the page does not reconnect until it is looked at again). The bounds
+# of infra.socket_bounds close with 4413 (a frame too big) and 4429 (too many).
 CLOSE_UNKNOWN_TABLE = 4404
 CLOSE_BAD_FRAME = 4400
 CLOSE_LAYER_DOWN = 4503
-# The longest message a page sends: a move form's fields (the same bound as a move's POST body).
-MAX_MESSAGE_CHARS = 16 * 1024
+CLOSE_REPLACED = 4409
+# A browser's sockets on one table (a reload opens the new one before the old one closes; a second tab).
+SOCKETS_PER_BROWSER = 4
+# A move's number from the page: a counter, kept within what a browser's number holds exactly.
+MAX_MOVE_ID = 2**53
 
 # The calls on the database thread that every move and push makes, each wrapped once (a wrapper made per call
 # copied the function's attributes and inspected it each time: ~1% of a move's CPU, on the event loop).
@@ -93,6 +110,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.table_id = table_id
         self.code = code
         self.screen = socket_screen(self.scope)
+        self.browser = browser_of(self.scope)
         self.pushed = revision  # the newest revision this page holds or was sent
         self.moving = False  # a move of this page's is being judged: its answer carries the push
         self.hub = hub
@@ -117,28 +135,44 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
-    async def disconnect(self, code: int) -> None:
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:  # on every way out, a crash included, the hub lets go of this socket
+            await self._leave()
+
+    async def _leave(self) -> None:
         hub = getattr(self, "hub", None)
         if hub is not None:
             await hub.leave(self)
 
+    async def disconnect(self, code: int) -> None:
+        await self._leave()
+
+    async def close(self, code=None, reason=None) -> None:
+        """Close, and leave the hub at once: nothing more is sent to a closing socket."""
+        await self._leave()
+        await super().close(code=code, reason=reason)
+
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        """A phone's page sends its moves (``{"move": fields, "id": n}``, see ``gameplay.socket_moves``);
-        other JSON is ignored; anything else (bytes, text that is not JSON or longer than a move form
-        may be) closes the socket quietly."""
-        if text_data is not None and len(text_data) <= MAX_MESSAGE_CHARS:
+        """A phone's page sends its moves (``{"move": fields, "id": n}``, see ``gameplay.socket_moves``), and
+        nothing else: any other frame (bytes, text that is not JSON, JSON nested too deep or of another shape,
+        a number too big) closes the socket with ``CLOSE_BAD_FRAME``, one log line and no traceback. Frames
+        over a few KiB never get here (``infra.socket_bounds``)."""
+        content = None
+        if text_data is not None:
             try:
                 content = json.loads(text_data)
-            except ValueError:
-                pass
-            else:
-                await self.receive_json(content, **kwargs)
-                return
-        logger.info("table socket closed: the page sent a frame that is not JSON")
-        await self.close(code=CLOSE_BAD_FRAME)
+            except (ValueError, RecursionError):
+                content = None
+        if not is_move_message(content):
+            logger.info("table socket closed: the page sent a message that is not a move")
+            await self.close(code=CLOSE_BAD_FRAME)
+            return
+        await self.receive_json(content, **kwargs)
 
     async def receive_json(self, content, **kwargs) -> None:
-        if not isinstance(content, dict) or "move" not in content or self.screen is None or self.moving:
+        if self.screen is None or self.moving:
             return
         self.moving = True  # meanwhile the hub leaves this socket's frames to the answer
         try:
@@ -187,6 +221,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 SCREENS = ("phone", "board")
 
 
+def is_move_message(content: object) -> bool:
+    """Whether a page's message is a move: ``{"move": {fields}, "id": n}`` (the id may be left out)."""
+    if not isinstance(content, dict) or not isinstance(content.get("move"), dict) or set(content) - {"move", "id"}:
+        return False
+    ask = content.get("id", 0)
+    return type(ask) is int and 0 <= ask < MAX_MOVE_ID
+
+
+def browser_of(scope: dict) -> str:
+    """Whose sockets these are, for the cap on a browser's sockets at a table: its session, else its address."""
+    session = scope.get("session")
+    key = getattr(session, "session_key", None) if session is not None else None
+    return f"s:{key}" if key else f"a:{(scope.get('client') or ('',))[0]}"
+
+
 def socket_screen(scope: dict) -> pushes.Socket | None:
     """What a socket's page shows (``?view=phone|board`` in its URL), and who it is: its session, language
     (as Django's LocaleMiddleware picks it for the page), CSRF cookie and address; None for numbers only."""
@@ -207,8 +256,21 @@ def socket_screen(scope: dict) -> pushes.Socket | None:
         url=lan_base_url_for(headers.get("host", ""), scope.get("scheme") == "wss"))
 
 
+def socket_is_secure(scope: dict, headers: dict[bytes, bytes]) -> bool:
+    """Whether the page's connection is secure, as Django's ``request.is_secure()`` judges it: the proxy's
+    header where ``SECURE_PROXY_SSL_HEADER`` trusts one, else the socket's own scheme."""
+    trusted = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if trusted:
+        name, value = trusted
+        sent = headers.get(name.removeprefix("HTTP_").lower().replace("_", "-").encode("latin-1"))
+        if sent is not None:
+            return sent.decode("latin-1").split(",", 1)[0].strip() == value
+    return scope.get("scheme") == "wss"
+
+
 class SameOriginValidator:
-    """Refuse a socket whose Origin is not the host it connects to (ALLOWED_HOSTS may be '*' on a LAN)."""
+    """Refuse a socket whose Origin is not the host it connects to, over the same scheme (ALLOWED_HOSTS may be
+    '*' on a LAN; a page of ``https://host`` has no business with a plain socket to it)."""
 
     def __init__(self, application) -> None:
         self.application = application
@@ -217,8 +279,8 @@ class SameOriginValidator:
         headers = dict(scope.get("headers", []))
         origin = headers.get(b"origin", b"").decode("latin-1")
         host = headers.get(b"host", b"").decode("latin-1")
-        netloc = origin.split("://", 1)[1] if "://" in origin else ""
-        if not host or netloc.lower() != host.lower():
+        expected = f"{'https' if socket_is_secure(scope, headers) else 'http'}://{host}"
+        if not host or origin.lower() != expected.lower():
             # Closing before accept makes the handshake fail (HTTP 403 for the browser).
             await send({"type": "websocket.close", "code": 4403})
             return None
@@ -226,6 +288,8 @@ class SameOriginValidator:
 
 
 COLLECT_AFTER_SECONDS = 0.001  # after a push: the loop's next turn writes its frames first (Hub._draw)
+RESTART_SECONDS = 1.0  # a hub task that ended starts again after this pause
+_joined = itertools.count()  # the order sockets joined in (the oldest of a browser's goes first)
 
 
 class Hub:
@@ -234,21 +298,25 @@ class Hub:
     A push (``table.revision``, from ``lobby.notify``) is drawn for all of a table's sockets at once, one
     call on the database thread (``pushes.push_frames``); pushes of one table run one after another, the
     newest waiting one replacing older ones. Heartbeats go through the channel layer to the hub's own
-    channel every ``TableConsumer.heartbeat_seconds`` and out to every socket, marking phones present.
+    channel every ``TableConsumer.heartbeat_seconds`` and out to every socket, with its table's revision,
+    marking phones present and drawing what a socket missed. Its two tasks (the reader and the beat) are
+    supervised: one that ends for any reason is logged and started again while the hub serves sockets.
     """
 
-    REJOIN_BEATS = 40  # the groups are joined again every so many heartbeats (a layer forgets a group in a day)
+    REJOIN_BEATS = 4  # the groups are joined again every so many heartbeats, besides after any layer failure
 
     def __init__(self) -> None:
         self.tables: dict[int, set[TableConsumer]] = {}
         self.channel = ""
-        self._tasks: list[asyncio.Task] = []
+        self._tasks: dict[str, asyncio.Task] = {}
         # A table's newest push not yet drawn: (revision, answered, again).
         self._waiting: dict[int, tuple[int, str, bool]] = {}
-        self._drawing: set[int] = set()
+        self._drawing: dict[int, asyncio.Task] = {}  # held: the loop keeps only weak references to its tasks
         self._newest: dict[int, int] = {}  # the newest revision drawn for each table
-        self._draws: set[asyncio.Task] = set()  # held: the loop keeps only weak references to its tasks
         self._starting = asyncio.Lock()  # one start at a time (a lock binds to the loop on first use)
+        self._lost = False  # a channel-layer call failed since the groups were last joined
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._errands: set[asyncio.Task] = set()
         self.layer: Any = None
 
     async def join(self, consumer: TableConsumer) -> bool:
@@ -256,7 +324,8 @@ class Hub:
 
         The first socket starts the hub (its channel, reader and heartbeat), one start at a time: sockets that
         connect together must not each make a channel, as the groups joined to a channel whose reader was
-        dropped would get no push again."""
+        dropped would get no push again. A browser's socket beyond ``SOCKETS_PER_BROWSER`` on the table closes
+        its oldest one there (the newest always wins: a reload's)."""
         async with self._starting:
             if not self._tasks and not await self._start():
                 return False
@@ -265,7 +334,12 @@ class Hub:
             self.tables.pop(consumer.table_id, None)
             await self._idle()
             return False
+        consumer.joined = next(_joined)
+        same = sorted((held for held in sockets if held.browser == consumer.browser), key=lambda held: held.joined)
         sockets.add(consumer)
+        for oldest in same[:max(0, len(same) + 1 - SOCKETS_PER_BROWSER)]:
+            logger.info("table %s: a browser's socket closed for its newer one", consumer.table_id)
+            await oldest.close(code=CLOSE_REPLACED)
         return True
 
     async def _start(self) -> bool:
@@ -275,8 +349,45 @@ class Hub:
         except Exception as error:  # any layer failure means "the push path is down"
             logger.warning("channel layer new_channel failed for the table hub: %r", error)
             return False
-        self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._beat())]
+        self._lost = False
+        self._loop = asyncio.get_running_loop()
+        layers.on_redis_restart(self._heard_restart)
+        self._spawn("reader", self._read)
+        self._spawn("heartbeat", self._beat)
         return True
+
+    def _heard_restart(self) -> None:
+        """The layer's Redis restarted (any thread): every group is joined again, on the hub's loop, at once."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+
+        def rejoin() -> None:
+            self._lost = True
+            if self._tasks:
+                task = loop.create_task(self._rejoin())
+                self._errands.add(task)  # held: the loop keeps only weak references to its tasks
+                task.add_done_callback(self._errands.discard)
+
+        loop.call_soon_threadsafe(rejoin)
+
+    def _spawn(self, name: str, run, delay: float = 0.0) -> None:
+        """Run ``run()`` as the hub's task ``name``, started again whenever it ends while the hub serves."""
+
+        async def supervised() -> None:
+            if delay:
+                await asyncio.sleep(delay)
+            await run()
+
+        task = asyncio.get_running_loop().create_task(supervised(), name=f"table hub {name}")
+        self._tasks[name] = task
+        task.add_done_callback(lambda ended: self._ended(name, run, ended))
+
+    def _ended(self, name: str, run, task: asyncio.Task) -> None:
+        if self._tasks.get(name) is not task or task.cancelled():
+            return  # stopped on purpose: the hub went idle, or its loop is ending
+        logger.error("the table hub's %s task ended; starting it again", name, exc_info=task.exception())
+        self._spawn(name, run, RESTART_SECONDS)
 
     async def leave(self, consumer: TableConsumer) -> None:
         sockets = self.tables.get(consumer.table_id)
@@ -292,8 +403,9 @@ class Hub:
     async def _idle(self) -> None:
         if self.tables or not self._tasks:
             return
-        tasks, self._tasks = self._tasks, []
-        for task in tasks:
+        tasks, self._tasks = self._tasks, {}
+        layers.forget_redis_restart_listener(self._heard_restart)
+        for task in tasks.values():
             task.cancel()
 
     async def _read(self) -> None:
@@ -303,14 +415,30 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # a layer that failed: try again shortly (heartbeats stop meanwhile)
-                logger.warning("channel layer receive failed for the table hub: %r", error)
+                if not self._lost:  # once an outage, not once a second
+                    logger.warning("channel layer receive failed for the table hub: %r", error)
+                self._lost = True
                 await asyncio.sleep(1.0)
+                await self._rejoin()  # a receive waits for a message: the groups are joined as soon as it answers
                 continue
+            if self._lost:
+                await self._rejoin()
             kind = message.get("type")
             if kind == "table.revision":
                 self.pushed(int(message["t"]), int(message["v"]), str(message.get("answered") or ""))
             elif kind == "table.heartbeat":
                 await self._heartbeat()
+
+    async def _rejoin(self) -> None:
+        """Join every group this hub serves again: the layer answers after a failure, and a Redis that restarted
+        has forgotten them."""
+        was_lost, self._lost = self._lost, False
+        tables = list(self.tables)
+        for table_id in tables:
+            if not await self._layer("group_add", notify.group_name(table_id), self.channel, quiet=was_lost):
+                return  # still failing: _lost is set again, and the next answer rejoins
+        if was_lost:
+            logger.warning("the table hub joined its %d tables' groups again", len(tables))
 
     def pushed(self, table_id: int, revision: int, answered: str, *, again: bool = False) -> None:
         """A table's new revision (``again``: a new look at the one shown, whose asleep seats changed): drawn for
@@ -324,20 +452,19 @@ class Hub:
             self._waiting[table_id] = (revision, waiting[1], True)  # also to the sockets that hold this revision
         # (a newer push waiting already: its round looks at who is asleep afresh)
         if table_id not in self._drawing:
-            self._drawing.add(table_id)
-            task = asyncio.get_running_loop().create_task(self._draw(table_id))
-            self._draws.add(task)
-            task.add_done_callback(self._draws.discard)
+            self._drawing[table_id] = asyncio.get_running_loop().create_task(self._draw(table_id))
 
     async def _draw(self, table_id: int) -> None:
         try:
             while table_id in self._waiting:
                 revision, answered, again = self._waiting.pop(table_id)
                 await self._push(table_id, revision, answered, again)
+        except (OperationalError, InterfaceError) as error:  # the database restarts: the next heartbeat draws it
+            logger.warning("push to table %s: database unavailable: %r", table_id, error)
         except Exception:  # one table's failure never touches the others
             logger.exception("push to table %s failed in the hub", table_id)
         finally:
-            self._drawing.discard(table_id)
+            self._drawing.pop(table_id, None)
         # Its frames are out: a collection due now holds up no screen (infra/warm.py). Not in this turn of the loop,
         # though: Twisted writes the frames to the sockets on the next one, and a collection now would hold them back.
         asyncio.get_running_loop().call_later(COLLECT_AFTER_SECONDS, collect_when_due)
@@ -347,8 +474,9 @@ class Hub:
         framed: list[TableConsumer] = []
         for consumer in list(self.tables.get(table_id, ())):
             if consumer.screen is None:
-                if not again:
-                    await consumer.send_json({"v": revision})
+                if not again and revision > consumer.pushed:
+                    consumer.pushed = revision
+                    await self._send(consumer, jsontext.text({"v": revision}))
             elif again and revision == consumer.pushed and not consumer.moving:
                 framed.append(consumer)  # what changed on its screen: whose phone is asleep
             elif revision > consumer.pushed and not consumer.moving:
@@ -357,7 +485,7 @@ class Hub:
                         notify.session_digest(consumer.screen.session_key) == answered:
                     # This phone's own move made the revision, and its POST's answer holds the panel (if that
                     # answer was lost, the number makes it refetch).
-                    await consumer.send_json({"v": revision})
+                    await self._send(consumer, jsontext.text({"v": revision}))
                 else:
                     framed.append(consumer)
         if framed:
@@ -366,7 +494,15 @@ class Hub:
                 table_id, code, revision, [consumer.screen for consumer in framed])
             for consumer, (shown, text) in zip(framed, texts, strict=True):
                 consumer.pushed = max(consumer.pushed, shown)
-                await consumer.send(text_data=text)
+                await self._send(consumer, text)
+
+    async def _send(self, consumer: TableConsumer, text: str) -> None:
+        """One frame to one socket; a socket that cannot take it is let go, and the others are served on."""
+        try:
+            await consumer.send(text_data=text)
+        except Exception as error:
+            logger.info("table %s: a socket that could not be sent to was let go: %r", consumer.table_id, error)
+            await self.leave(consumer)
 
     async def catch_up(self, consumer: TableConsumer) -> None:
         """After a move's answer: the push the hub left to it, if one newer than the answer came meanwhile."""
@@ -379,38 +515,52 @@ class Hub:
         beats = 0
         while True:
             await asyncio.sleep(TableConsumer.heartbeat_seconds)
-            await self._layer("send", self.channel, {"type": "table.heartbeat"})
+            sent = await self._layer("send", self.channel, {"type": "table.heartbeat"})
             beats += 1
-            if beats % self.REJOIN_BEATS == 0:
-                for table_id in list(self.tables):
-                    await self._layer("group_add", notify.group_name(table_id), self.channel)
+            if sent and (self._lost or beats % self.REJOIN_BEATS == 0):
+                await self._rejoin()
 
     async def _heartbeat(self) -> None:
+        """Every socket's heartbeat, with its table's revision as it stands; before it, what a socket missed (a
+        push lost with a group a restarted Redis forgot, or dropped while the layer was down) is drawn."""
         marks: dict[str, float] = {}
         for sockets in list(self.tables.values()):
             for consumer in list(sockets):
-                await consumer.send_json({"hb": 1})
                 if consumer.marks_presence:
                     marks.update(presence.marks(consumer.table_id, consumer.player_id, consumer.devices))
-        # The phones' marks, and a look at whether a phone fell asleep or woke at a table (then shown on every
-        # screen of it without a move): one call on the database thread.
+        # The phones' marks, a look at whether a phone fell asleep or woke at a table (then shown on every
+        # screen of it without a move) and every table's revision: one call on the database thread.
         tables = [(table_id, next(iter(sockets)).code) for table_id, sockets in self.tables.items() if sockets]
+        revisions: dict[int, int] = {}
         try:
-            moved = await _heartbeat_look(marks, tables)
-        except Exception as error:  # presence unknown this time: the next heartbeat looks again
-            logger.warning("presence check failed for the table sockets: %r", error)
-            return
+            moved, revisions = await _heartbeat_look(marks, tables)
+        except Exception as error:  # presence and revisions unknown this time: the next heartbeat looks again
+            logger.warning("heartbeat look failed for the table sockets: %r", error)
+            moved = []
         for table_id, revision in moved:
             self.pushed(table_id, revision, "", again=True)
+        for table_id, revision in revisions.items():
+            if any(consumer.pushed < revision for consumer in self.tables.get(table_id, ())):
+                self.pushed(table_id, revision, "")
+        draws = [task for table_id, task in self._drawing.items() if table_id in revisions]
+        if draws:  # the catch-up frames go before the heartbeat that names their revision
+            await asyncio.wait(draws, timeout=LAYER_TIMEOUT_SECONDS)
+        for table_id, sockets in list(self.tables.items()):
+            beat = jsontext.text({"hb": 1, "v": revisions[table_id]} if table_id in revisions else {"hb": 1})
+            for consumer in list(sockets):
+                await self._send(consumer, beat)
 
-    async def _layer(self, method: str, *args) -> bool:
-        """One channel-layer call, bounded in time; a failure is logged (no traceback), not raised."""
+    async def _layer(self, method: str, *args, quiet: bool = False) -> bool:
+        """One channel-layer call, bounded in time; a failure is logged (no traceback; ``quiet``: not again in an
+        outage already logged), not raised, and makes the hub join its groups again once the layer answers."""
         try:
             await asyncio.wait_for(getattr(self.layer, method)(*args), LAYER_TIMEOUT_SECONDS)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # any layer failure means "the push path is down"
-            logger.warning("channel layer %s failed for the table hub: %r", method, error)
+            if not quiet:
+                logger.warning("channel layer %s failed for the table hub: %r", method, error)
+            self._lost = True
             return False
         return True
 

@@ -148,11 +148,15 @@ def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
     return push_frames_of(table_id, code, revision, [socket])[0]
 
 
-def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
+def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]
+                   ) -> tuple[list[tuple[int, int]], dict[int, int]]:
     """At a heartbeat: mark the sockets' phones present (``marks``, ``presence.marks``), then
-    :func:`presence_moved` for their tables."""
+    :func:`presence_moved` for their tables, and each table's revision as it stands (one query), so the hub
+    can tell which of its sockets missed a push, whatever lost it."""
     presence.seen_all(marks)
-    return presence_moved(tables)
+    revisions = dict(Table.objects.filter(pk__in=[table_id for table_id, _code in tables])
+                     .values_list("pk", "revision"))
+    return presence_moved(tables), revisions
 
 
 def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:

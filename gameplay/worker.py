@@ -105,23 +105,31 @@ def tick(now=None) -> int:
     done = 0
     for game_id in [game.pk for game in WINDOWS_DUE(now)]:
         # Each game alone: one game's failure never skips another game's timer or bots.
-        try:
-            done += game_expire(game_id=game_id, now=now)
-        except Exception:
-            logger.exception("expiry failed in game %s", game_id)
+        done += _alone("expiry", game_id, lambda game_id=game_id: game_expire(game_id=game_id, now=now)) or 0
     for game_id in bots_due():
         # Several bots in one window all answer in this pass; on a turn one bot moves per pause.
         for _ in range(MAX_BOT_MOVES_PER_TICK):
-            try:
-                game = Game.objects.get(pk=game_id)
-                moved = not game.over and bot_step(game, now)
-            except Exception:
-                logger.exception("bot step failed in game %s", game_id)
-                moved = False
-            if not moved:
+            if not _alone("bot step", game_id, lambda game_id=game_id: _bot_moved(game_id, now)):
                 break
             done += 1
     return done
+
+
+def _bot_moved(game_id: int, now) -> bool:
+    game = Game.objects.get(pk=game_id)
+    return not game.over and bot_step(game, now)
+
+
+def _alone(what: str, game_id: int, call):
+    """``call()`` for one game, whose failure is logged and touches no other game (None then). A database that
+    restarts is a warning, not a traceback: the next tick does the same work again."""
+    try:
+        return call()
+    except (OperationalError, InterfaceError) as error:
+        logger.warning("%s in game %s: database unavailable: %r", what, game_id, error)
+    except Exception:
+        logger.exception("%s failed in game %s", what, game_id)
+    return None
 
 
 def run_forever() -> None:

@@ -4,83 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.servers import ARTIFACTS, ROOT, Server
+
+__all__ = ["ARTIFACTS", "ROOT"]  # the browser tests import them from here
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-# The test database's table ids start at 1 in every run, and so do the Channels groups named
-# after them: a run of its own Redis database number keeps two runs on one machine apart.
-REDIS_URL = urlsplit(os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0"))._replace(
-    path=f"/{1 + os.getpid() % 15}").geturl()
-ARTIFACTS = ROOT / "test-artifacts"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _database_url() -> str:
-    settings = connection.settings_dict
-    if settings["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{settings['NAME']}"
-    user = settings.get("USER") or "postgres"
-    host = settings.get("HOST") or "127.0.0.1"
-    port = settings.get("PORT") or 5432
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
-
-
-class Server:
-    """One daphne process serving the app on 127.0.0.1 against the test database and Redis."""
-
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
-            **os.environ,
-            "DATABASE_URL": _database_url(),
-            "REDIS_URL": REDIS_URL,
-            "DJANGO_PLAIN_STATIC": "1",
-            # Every browser of every run is 127.0.0.1 and the counters sit in the shared Redis.
-            "DJANGO_RATELIMIT": "0",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "GAME_WORKER": "1",
-            "PYTHONUNBUFFERED": "1",
-        }
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log = open(ARTIFACTS / f"daphne-{self.port}.log", "w")  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"daphne exited; see {self.log.name}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("daphne did not start in 30 s")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.log.close()
 
 
 @pytest.fixture

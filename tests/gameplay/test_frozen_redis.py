@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
-import socket as sockets
-import subprocess
 import time
 from datetime import timedelta
 
@@ -29,44 +26,19 @@ from gameplay.worker import tick
 from lobby import notify
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal
-
-
-def _free_port() -> int:
-    with sockets.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.servers import RedisServer
 
 
 @pytest.fixture
 def own_redis(settings):
-    """A private redis-server on a free port, as the channel layer; yields its process."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is missing: apt-get install redis-server")
-    port = _free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with sockets.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if time.monotonic() > deadline:
-                process.kill()
-                pytest.fail("the test's redis-server did not start")
-            time.sleep(0.05)
+    """A private redis-server on a free port, as the channel layer."""
+    redis = RedisServer()
     settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                    "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]}}
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [redis.url]}}
     }
     channel_layers.backends.clear()
-    yield process
-    os.kill(process.pid, signal.SIGCONT)
-    process.kill()
-    process.wait()
+    yield redis
+    redis.stop()
     channel_layers.backends.clear()
 
 

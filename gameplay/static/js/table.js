@@ -6,9 +6,11 @@
 // with its tag (data-tag), else the page refetches. A number alone makes the page ask htmx to
 // refetch ("table-changed"). A phone's moves go over the same socket while it is open, answered
 // with the frame (below: "Moves over the socket"); otherwise htmx posts them.
-// The server also sends {"hb": 1} every HEARTBEAT_MS through its channel layer, so a socket
+// The server also sends {"hb": 1, "v": n} every HEARTBEAT_MS through its channel layer, n being the
+// table's revision as it stands: a page behind it (whatever lost the push) refetches; a socket
 // that stays silent for SILENCE_MS is dead (a frozen Redis, a stale connection after sleep)
-// and is dropped. While the socket is down the page polls and reconnects with jittered
+// and is dropped. A socket closed because a newer one of this browser took its place (another tab,
+// close code 4409) is not reopened until the page is looked at again; the page polls meanwhile. While the socket is down the page polls and reconnects with jittered
 // backoff; it refetches when the phone wakes (visibilitychange); numbers it already has are
 // ignored. While the server or its database is unreachable a "Reconnecting…" bar shows (its
 // text is <body data-reconnecting>); when the server answers again the bar goes and the page
@@ -185,6 +187,8 @@
   var httpBad = false; // the last poll or htmx request failed or got a 5xx
   var socketBad = false; // the socket has been down a while and no poll has answered
   var shown = false;
+  var REPLACED = 4409; // gameplay.consumers.CLOSE_REPLACED: a newer socket of this browser took this one's place
+  var replaced = false; // then it is not reopened until the page is looked at again (wake)
 
   // The bar: always in the page (so screen readers announce its text when it appears),
   // empty and invisible while all is well.
@@ -281,7 +285,7 @@
     httpBad = false;
     socketBad = false;
     update();
-    if (was && !socket) { connect(); } // the server is back: do not wait for the backoff
+    if (was && !socket && !replaced) { connect(); } // the server is back: do not wait for the backoff
   }
   function httpFail() { httpBad = true; update(); }
 
@@ -358,9 +362,14 @@
       var data = null;
       try { data = JSON.parse(event.data); } catch (e) { return; }
       if (data && Object.prototype.hasOwnProperty.call(data, "answer")) { answered(data); return; }
-      if (data && data.f && typeof data.f === "object") { pushed(data); } else if (data) { seen(data.v); } // {"hb": 1}: no number
+      if (data && data.f && typeof data.f === "object") { pushed(data); } else if (data) { seen(data.v); } // a number, or a heartbeat's
     };
-    socket.onclose = function () { socket = null; postAllOut(); lost(); };
+    socket.onclose = function (event) {
+      socket = null;
+      replaced = event && event.code === REPLACED;
+      postAllOut();
+      lost();
+    };
   }
 
   // Give up on the current socket now, without waiting for a close handshake that may never come.
@@ -385,7 +394,7 @@
     }
     poll();
     update();
-    if (!reconnectTimer) {
+    if (!reconnectTimer && !replaced) {
       var delay = Math.min(BACKOFF_MAX_MS, 500 * Math.pow(2, Math.min(attempt, 10))) * (0.75 + Math.random() / 2);
       attempt += 1;
       reconnectTimer = setTimeout(connect, delay);
@@ -401,6 +410,7 @@
   setInterval(watch, 2000);
 
   function wake() {
+    replaced = false;
     refresh();
     watch();
     if (!socket) { connect(); }
