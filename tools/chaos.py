@@ -1151,8 +1151,9 @@ def format_report(run: dict, db: dict, summary: dict) -> str:
                 out.append(f"{'':20}{n}× {line}")
     out.append(f"client errors       {_counts(summary['client_errors'], ()) if summary['client_errors'] else 'none'}")
     if summary["push_verdict"] is not None:
-        out.append(f"push watch          {summary['push_verdict']}: every fault's screens caught up within one "
-                   f"heartbeat + grace ({summary['push_limit_s']:g} s), and none fell behind longer afterwards")
+        out.append(f"push watch          {summary['push_verdict']} (needed: after every fault, every table's screens "
+                   f"caught up within one heartbeat + grace, {summary['push_limit_s']:g} s, and none fell behind "
+                   "longer afterwards)")
         out.append(f"watch sockets       {_counts(summary['push_socket_errors'], ()) or 'no drops'}")
     for incident in summary["incidents"]:
         out.append(f"incident            {incident}")

@@ -261,7 +261,11 @@ async def flood_socket(session: aiohttp.ClientSession, url: str, origin: str, un
         except (aiohttp.ClientError, ConnectionError, RuntimeError) as error:
             counts[f"flood send {type(error).__name__}"] += 1
         if not ws.closed:
-            await asyncio.wait_for(ws.close(), 5.0)
+            try:
+                await asyncio.wait_for(ws.close(), 5.0)
+            except TimeoutError:  # the server never finished the close
+                counts["flood close unanswered in 5 s"] += 1
+        reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)
         counts[f"flood socket closed {ws.close_code}"] += 1
 

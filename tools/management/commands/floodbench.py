@@ -44,6 +44,7 @@ from tools.pushwatch import Misbehaving
 
 TARGET_P50_MS = 100.0
 TARGET_RSS_MIB = 64.0
+MIN_MOVES = 5
 
 
 class TimedTable(loadtest.TableRun):
@@ -170,7 +171,8 @@ class Command(BaseCommand):
             "rss_after_mib": round(marks["rss_after"] / mib, 1),
             "rss_settled_mib": round(marks["rss_settled"] / mib, 1), "rss_growth_mib": round(growth, 1),
             "flood_counts": marks["counts"], "errors": dict(runner.figures.errors),
-            "target_p50_met": latency["during"]["n"] > 0 and latency["during"]["push_p50_ms"] < TARGET_P50_MS,
+            # Under MIN_MOVES moves answered during the flood, its p50 says little: the moves themselves were held up.
+            "target_p50_met": latency["during"]["n"] >= MIN_MOVES and latency["during"]["push_p50_ms"] < TARGET_P50_MS,
             "target_rss_met": growth < TARGET_RSS_MIB,
         }
 
@@ -218,7 +220,8 @@ def format_result(r: dict[str, Any]) -> str:
         "flood    " + (", ".join(f"{k}: {v}" for k, v in sorted(r["flood_counts"].items())) or "nothing"),
         "errors   " + (", ".join(f"{k}: {v}" for k, v in sorted(r["errors"].items())) or "none"),
         f"targets  push p50 during the flood under {TARGET_P50_MS:g} ms: "
-        f"{'met' if r['target_p50_met'] else 'NOT met'}; "
+        f"{'met' if r['target_p50_met'] else 'NOT met'} ({r['latency']['during']['n']} moves answered during it, "
+        f"at least {MIN_MOVES} needed); "
         f"RSS growth under {TARGET_RSS_MIB:g} MiB: {'met' if r['target_rss_met'] else 'NOT met'}",
     ]
     return "\n".join(lines)
