@@ -174,6 +174,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def receive_json(self, content, **kwargs) -> None:
         if self.screen is None or self.moving:
             return
+        unjudgeable = socket_moves.unjudged(self.screen, content)
+        if unjudgeable is not None:  # answered here: a forged or flooding page costs the database thread nothing
+            await self.send_json(unjudgeable)
+            return
         self.moving = True  # meanwhile the hub leaves this socket's frames to the answer
         try:
             answer = await _play(self.table_id, self.code, self.screen, content)

@@ -49,14 +49,32 @@ def _form(fields: dict) -> QueryDict | None:
     return form
 
 
+def _answering(message: dict) -> dict:
+    """What every answer to ``message`` starts with: the number the page gave its move (None: none usable)."""
+    ask = message.get("id")
+    return {"answer": ask if isinstance(ask, int) and not isinstance(ask, bool) else None}
+
+
+def unjudged(socket: Socket, message: dict) -> dict | None:
+    """The answer to a move this socket cannot judge whoever sends it (not a phone's, no session, no valid CSRF
+    token), without a look at the database: ``{"answer": n, "post": true}``; None for a move worth judging."""
+    answer = _answering(message)
+    fields = message.get("move")
+    if (socket.kind != "phone" or not socket.session_key or not isinstance(fields, dict)
+            or not _token_matches(fields.get("csrfmiddlewaretoken"), socket.csrf_secret)):
+        return {**answer, "post": True}
+    return None
+
+
 def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
     """Judge a move sent over ``socket`` and answer it with this socket's frame (see the module)."""
-    ask = message.get("id")
-    answer: dict = {"answer": ask if isinstance(ask, int) and not isinstance(ask, bool) else None}
-    fields = message.get("move")
+    unjudgeable = unjudged(socket, message)
+    if unjudgeable is not None:
+        return unjudgeable
+    answer = _answering(message)
+    fields = message["move"]
     viewer = viewers_of_sessions([socket])[0]
-    if (socket.kind != "phone" or viewer is None or not isinstance(fields, dict)
-            or not _token_matches(fields.get("csrfmiddlewaretoken"), socket.csrf_secret)):
+    if viewer is None:
         return {**answer, "post": True}
     table = TABLE.first(table_id)
     if table is None or table.code != code:

@@ -13,21 +13,13 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.servers import ROOT, free_port, wait_listening
 from tools.chaos import stop_process
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
@@ -43,7 +35,7 @@ def server(tmp_path: Path) -> Iterator[tuple[int, int, dict[str, str], Path]]:
     })
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True,
                    timeout=120)
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path / "daphne.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen(
@@ -51,17 +43,10 @@ def server(tmp_path: Path) -> Iterator[tuple[int, int, dict[str, str], Path]]:
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.time() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"daphne exited: {log_path.read_text()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.time() > deadline:
-                    raise RuntimeError("daphne did not listen within 30 s") from None
-                time.sleep(0.1)
+        try:
+            wait_listening(port, process, "daphne")
+        except RuntimeError as error:
+            raise RuntimeError(f"{error}: {log_path.read_text()[-2000:]}") from None
         yield port, process.pid, env, log_path
     finally:
         stop_process(process)
@@ -119,4 +104,4 @@ def test_server_pids_finds_every_process_sharing_the_listening_socket() -> None:
         finally:
             child.kill()
             child.wait(timeout=10)
-    assert server_pids(_free_port()) == []
+    assert server_pids(free_port()) == []

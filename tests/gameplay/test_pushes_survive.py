@@ -22,7 +22,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import OperationalError
 
 from config.asgi import application
-from gameplay import consumers, worker
+from gameplay import consumers, socket_moves, worker
 from gameplay.seats import game_seats
 from gameplay.services import move_submit
 from infra.layers import redis_channel_layer
@@ -47,6 +47,14 @@ def communicator(code: str, query: str = "", origin: bytes = b"http://testserver
     extra = [(name.replace("_", "-").encode(), value) for name, value in headers.items()]
     return WebsocketCommunicator(application, f"/ws/t/{code}/{query}",
                                  headers=[(b"origin", origin), (b"host", b"testserver"), *extra])
+
+
+async def connected(code: str, query: str = "") -> WebsocketCommunicator:
+    """A socket of the table, open, its first frame (the revision) read."""
+    socket = communicator(code, query)
+    assert (await socket.connect())[0]
+    await socket.receive_json_from(timeout=5)
+    return socket
 
 
 def play_one(game) -> None:
@@ -88,9 +96,7 @@ async def test_after_a_redis_restart_the_hub_joins_its_groups_again_and_pushes_r
     layer answers, so pushes resume at once, not at the next heartbeat (made too long here to help)."""
     monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 600)
     table, people = await sync_to_async(table_with)(5)
-    socket = communicator(table.code)
-    assert (await socket.connect())[0]
-    await socket.receive_json_from(timeout=5)
+    socket = await connected(table.code)
     game = await sync_to_async(start)(table, people[0])
     await revision_within(socket, await current_revision(table), 5)
 
@@ -161,9 +167,7 @@ async def test_a_hub_task_that_dies_is_started_again_and_pushes_go_on(redis_laye
     monkeypatch.setattr(consumers.TableConsumer, "heartbeat_seconds", 0.3)
     monkeypatch.setattr(consumers, "RESTART_SECONDS", 0.1)
     table, people = await sync_to_async(table_with)(5)
-    socket = communicator(table.code)
-    assert (await socket.connect())[0]
-    await socket.receive_json_from(timeout=5)
+    socket = await connected(table.code)
     hub = consumers.hub_of_this_loop()
     real = hub._heartbeat
     failures = []
@@ -191,13 +195,12 @@ async def test_a_hub_task_that_dies_is_started_again_and_pushes_go_on(redis_laye
 @pytest.mark.django_db(transaction=True)
 async def test_a_consumer_that_crashes_leaves_the_hub(redis_layer, table_with, monkeypatch):
     table, _ = await sync_to_async(table_with)(1)
-    socket = communicator(table.code, "?view=phone")
-    assert (await socket.connect())[0]
-    await socket.receive_json_from(timeout=5)
+    socket = await connected(table.code, "?view=phone")
 
     async def crashes(*args):
         raise RuntimeError("a bug")
 
+    monkeypatch.setattr(socket_moves, "unjudged", lambda socket, message: None)  # judged: on the database thread
     monkeypatch.setattr(consumers, "_play", crashes)
     hub = consumers.hub_of_this_loop()
     assert table.pk in hub.tables
@@ -211,9 +214,7 @@ async def test_a_consumer_that_crashes_leaves_the_hub(redis_layer, table_with, m
 async def test_a_push_that_meets_a_restarting_database_logs_a_warning_not_a_traceback(redis_layer, table_with,
                                                                                       monkeypatch, caplog):
     table, people = await sync_to_async(table_with)(5)
-    socket = communicator(table.code, "?view=board")
-    assert (await socket.connect())[0]
-    await socket.receive_json_from(timeout=5)
+    socket = await connected(table.code, "?view=board")
 
     async def database_gone(*args):
         raise OperationalError("the database system is shutting down")
