@@ -14,6 +14,9 @@ Once a socket is closed (by the wrapper or by the app), whatever the client stil
 dropped, the app is told the socket is gone at once (``websocket.disconnect``) and any send of the app
 to it is dropped: a send to a closing socket can never raise into the code that made it (the hub).
 
+A refused client's connection is read no more (:func:`guard_daphne_output`): a flood leaves megabytes of tiny
+frames in the kernel's buffer, which would otherwise be parsed one by one during the close handshake.
+
 Output (:func:`guard_daphne_output`, a patch of daphne's websocket protocol). A socket whose client
 does not read (a phone that froze mid-frame) keeps what is sent to it in the server's memory; once
 more than ``MAX_UNSENT_BYTES`` wait to be written, the connection is dropped (Centrifugo closes a slow
@@ -51,6 +54,9 @@ DRAIN_SECONDS = 10.0
 
 CLOSE_TOO_BIG = 4413
 CLOSE_FLOOD = 4429
+# The closes of a client that broke the rules (these two, and a message that is not a move, 4400): the server
+# reads nothing more from it.
+REFUSALS = frozenset({4400, CLOSE_TOO_BIG, CLOSE_FLOOD})
 
 
 class SocketBounds:
@@ -185,10 +191,12 @@ def unsent_bytes(transport) -> int:
 
 
 def guard_daphne_output(limit: int = MAX_UNSENT_BYTES) -> bool:
-    """PATCH of daphne's ``WebSocketProtocol.serverSend`` (daphne 4.2): after each frame, a socket with more than
-    ``limit`` bytes waiting in the server is dropped. Returns whether daphne is here and was patched.
+    """PATCH of daphne's ``WebSocketProtocol.serverSend`` and ``serverClose`` (daphne 4.2): after each frame, a
+    socket with more than ``limit`` bytes waiting in the server is dropped; a socket closed as a refusal
+    (``REFUSALS``) is read no more. Returns whether daphne is here and was patched.
 
-    Why a patch: what waits unsent is the Twisted transport's, which no ASGI message shows."""
+    Why a patch: what waits unsent, and what a client has sent but the server has not parsed yet, are the
+    Twisted transport's, which no ASGI message reaches."""
     try:
         import daphne
         from daphne.ws_protocol import WebSocketProtocol
@@ -198,15 +206,23 @@ def guard_daphne_output(limit: int = MAX_UNSENT_BYTES) -> bool:
         raise RuntimeError(f"infra.socket_bounds patches daphne {DAPHNE_EXPECTED}x, found {daphne.__version__}: "
                            "check WebSocketProtocol.serverSend and update the patch")
     if getattr(WebSocketProtocol, "unsent_limit", None) is None:
-        original = WebSocketProtocol.serverSend
+        send, close = WebSocketProtocol.serverSend, WebSocketProtocol.serverClose
 
         def serverSend(self, content, binary=False):  # noqa: N802 (daphne's name)
-            original(self, content, binary)
+            send(self, content, binary)
             waiting = unsent_bytes(self.transport)
             if waiting > WebSocketProtocol.unsent_limit:
                 logger.info("socket from %s dropped: %d bytes unsent (it does not read)", self.client_addr, waiting)
                 self.dropConnection(abort=True)
 
+        def serverClose(self, code=None):  # noqa: N802 (daphne's name)
+            close(self, code)
+            if code in REFUSALS and hasattr(self.transport, "pauseProducing"):
+                # What a refused client has sent meanwhile (megabytes of tiny frames, in a flood) is never parsed:
+                # nothing more is read, and the close handshake's timeout drops the connection.
+                self.transport.pauseProducing()
+
         WebSocketProtocol.serverSend = serverSend
+        WebSocketProtocol.serverClose = serverClose
     WebSocketProtocol.unsent_limit = limit
     return True
