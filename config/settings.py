@@ -165,7 +165,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    from infra.layers import redis_channel_layer
+    from infra.redis_layer import redis_channel_layer
 
     # Its connections notice a Redis restart, so the socket hub joins its groups again (infra/layers.py).
     CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}

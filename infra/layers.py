@@ -1,5 +1,5 @@
-"""The channel layers: the in-memory one of the embedded default (no ``REDIS_URL``), fit for a café of sockets,
-and channels_redis with connections that notice a Redis restart (the end of the module).
+"""The in-memory channel layer of the embedded default (no ``REDIS_URL``), fit for a café of sockets (channels_redis
+with connections that notice a Redis restart: ``infra.redis_layer``).
 
 Channels' ``InMemoryChannelLayer`` sweeps for expired messages and group memberships on every
 ``receive``: it walks every channel with messages waiting and every membership of every group.
@@ -19,7 +19,6 @@ import logging
 import time
 from collections.abc import Callable
 
-import redis.asyncio
 from channels.layers import InMemoryChannelLayer as ChannelsInMemoryChannelLayer
 
 logger = logging.getLogger(__name__)
@@ -44,19 +43,12 @@ class InMemoryChannelLayer(ChannelsInMemoryChannelLayer):
         super()._clean_expired()
 
 
-# --------------------------------------------------------------------------- Redis: noticing a restart
-#
-# A Redis without persistence forgets every group when it restarts, and redis-py reconnects and retries a
-# blocked receive by itself: nothing fails where the socket hub could see it, and pushes would stop for good.
-# So every connection asks the server for its run id as it connects; a new run id for a server seen before is a
-# restart, and whoever registered with on_redis_restart is told (the hub joins its groups again).
-
-_run_ids: dict[tuple, str] = {}
+# Who hears that a Redis the channel layer uses restarted (``infra.redis_layer`` notices it).
 _restart_listeners: list[Callable[[], None]] = []
 
 
 def on_redis_restart(listener: Callable[[], None]) -> None:
-    """Call ``listener()`` (on the loop of the connection that noticed, so thread-safe on its own) whenever a Redis
+    """Call ``listener()`` (on the loop of the connection that noticed: it must be thread-safe) whenever a Redis
     the channel layer uses restarts."""
     if listener not in _restart_listeners:
         _restart_listeners.append(listener)
@@ -67,27 +59,10 @@ def forget_redis_restart_listener(listener: Callable[[], None]) -> None:
         _restart_listeners.remove(listener)
 
 
-class WatchedConnection(redis.asyncio.Connection):
-    """redis-py's connection, noting the server's run id each time it connects (see above)."""
-
-    async def on_connect_check_health(self, check_health: bool = True) -> None:
-        await super().on_connect_check_health(check_health=check_health)
-        await self.send_command("INFO", "server")
-        info = await self.read_response()
-        text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
-        run_id = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("run_id:")), "")
-        server = (self.host, self.port)
-        seen, _run_ids[server] = _run_ids.get(server), run_id
-        if seen is not None and run_id and seen != run_id:
-            logger.warning("Redis at %s:%s restarted (a new run id): its groups are joined again", *server)
-            for listener in list(_restart_listeners):
-                try:
-                    listener()
-                except Exception:  # one listener's failure never keeps the others from hearing
-                    logger.exception("a Redis restart listener failed")
-
-
-def redis_channel_layer(url: str) -> dict:
-    """The ``CHANNEL_LAYERS["default"]`` of channels_redis on ``url``, its connections watched for restarts."""
-    return {"BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": url, "connection_class": WatchedConnection}]}}
+def heard_redis_restart() -> None:
+    """Tell every listener; one listener's failure never keeps the others from hearing."""
+    for listener in list(_restart_listeners):
+        try:
+            listener()
+        except Exception:
+            logger.exception("a Redis restart listener failed")

@@ -25,7 +25,7 @@ from config.asgi import application
 from gameplay import consumers, socket_moves, worker
 from gameplay.seats import game_seats
 from gameplay.services import move_submit
-from infra.layers import redis_channel_layer
+from infra.redis_layer import redis_channel_layer
 from lobby import notify
 from tests.conftest import start
 from tests.gameplay.helpers import awaited_movers, legal
