@@ -167,7 +167,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     from infra.redis_layer import redis_channel_layer
 
-    # Its connections notice a Redis restart, so the socket hub joins its groups again (infra/layers.py).
+    # Its connections notice a Redis restart, so the socket hub joins its groups again (infra/redis_layer.py).
     CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
 else:
     # Channels' in-memory layer, sweeping for expired messages once a second, not on every receive

@@ -48,7 +48,7 @@ from django.utils import translation
 
 from gameplay import presence, pushes, socket_moves
 from gameplay.seats import session_devices
-from infra import jsontext, layers, limits
+from infra import jsontext, layers, limits, socket_bounds
 from infra.warm import collect_when_due
 from lobby import known_tables, notify
 from lobby.models import Table
@@ -67,7 +67,7 @@ LAYER_TIMEOUT_SECONDS = 3.0
 # browser took this one's place (the page does not reconnect until it is looked at again). The bounds
 # of infra.socket_bounds close with 4413 (a frame too big) and 4429 (too many).
 CLOSE_UNKNOWN_TABLE = 4404
-CLOSE_BAD_FRAME = 4400
+CLOSE_BAD_FRAME = socket_bounds.CLOSE_BAD_MESSAGE  # read no more once sent (a refusal)
 CLOSE_LAYER_DOWN = 4503
 CLOSE_REPLACED = 4409
 # A browser's sockets on one table (a reload opens the new one before the old one closes; a second tab).
