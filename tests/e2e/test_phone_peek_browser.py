@@ -353,3 +353,97 @@ def test_coup_with_the_inquisitor_shows_every_turn_action_the_hint_and_the_hand_
         raise
     finally:
         page.context.close()
+
+
+# ---- A hold kept while the table moves on ----
+
+# What a held box shows now: its class, its cover's aria-expanded, the secret's visibility, and whether the panel
+# element the test marked (``__marked``) is still the one on the page (False: a swap replaced it).
+HOLD_STATE = """(id) => {
+  const peek = document.getElementById(id);
+  if (!peek) return null;
+  const cover = peek.querySelector('[data-peek-button]');
+  const secret = peek.querySelector('.peek-secret');
+  return {open: peek.classList.contains('open'), expanded: cover.getAttribute('aria-expanded'),
+          hidden: secret.getAttribute('aria-hidden'), visible: getComputedStyle(secret).visibility === 'visible',
+          same: !!window.__marked && window.__marked.every(el => document.contains(el)),
+          revision: parseInt(document.getElementById('private-view').dataset.revision, 10)};
+}"""
+
+MARK = """(ids) => { window.__marked = ids.map(id => document.getElementById(id)); }"""
+
+
+class Finger:
+    """A finger (a touch, as on a phone: the browser's own touch events through DevTools) or a mouse button."""
+
+    def __init__(self, page, touch: bool) -> None:
+        self.page, self.touch = page, touch
+        self.cdp = page.context.new_cdp_session(page) if touch else None
+        self.at = (0.0, 0.0)
+
+    def down(self, selector: str) -> None:
+        box = self.page.locator(selector).bounding_box()
+        self.at = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        if self.cdp:
+            self.cdp.send("Input.dispatchTouchEvent", {"type": "touchStart",
+                                                       "touchPoints": [{"x": self.at[0], "y": self.at[1]}]})
+        else:
+            self.page.mouse.move(*self.at)
+            self.page.mouse.down()
+
+    def up(self) -> None:
+        if self.cdp:
+            self.cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        else:
+            self.page.mouse.up()
+
+
+@pytest.mark.parametrize("touch", [True, False], ids=["touch", "mouse"])
+def test_a_hold_stays_open_while_another_phones_move_lands(browser, server, touch):
+    """Seat 0 holds its cards while seat 2's Income lands (pushed: the seat's part, now asked to move, is swapped
+    in), then while the whole panel is fetched again (htmx): the cards stay shown, the cover says so
+    (aria-expanded), and they hide at the release."""
+    choice = Choice("coup", 3, lambda s: s["phase"] == "action" and s["turn"] == 2, {}, coup_phase, "#peek-hand",
+                    '[data-test^="action-"]', {"first_player": "3"})
+    table, people = reach(choice)
+    page = open_phone(browser, server, table, people)
+    mover = browser.new_context(**PHONE)
+    mover.add_cookies([session(people[2], server.url)])
+    other = mover.new_page()
+    try:
+        other.goto(f"{server.url}/t/{table.code}/")
+        other.wait_for_selector('[data-test="action-income"]', timeout=15000)
+        page.wait_for_function("() => window.htmx && document.getElementById('pv-seat')")
+        page.evaluate(MARK, ["pv-seat"])
+        before = page.evaluate(HOLD_STATE, "peek-hand")
+        finger = Finger(page, touch)
+        finger.down("#peek-hand [data-peek-button]")
+        assert page.evaluate(HOLD_STATE, "peek-hand")["open"]
+
+        # Another phone's move, pushed to this one: its own part (now with its turn's moves) swapped in.
+        other.click('[data-test="action-income"]')
+        page.wait_for_function(f"() => parseInt(document.getElementById('private-view').dataset.revision, 10) > "
+                               f"{before['revision']} && document.querySelector('[data-test=action-income]')",
+                               timeout=15000)
+        page.wait_for_timeout(200)
+        held = page.evaluate(HOLD_STATE, "peek-hand")
+        assert not held["same"], held  # the part under the finger was replaced
+        assert held["open"] and held["visible"] and held["expanded"] == "true" and held["hidden"] == "false", held
+
+        # The whole panel fetched again (a refetch after a missed push) while the finger is still down.
+        page.evaluate(MARK, ["private-view"])
+        page.evaluate("() => htmx.trigger(document.body, 'table-changed')")
+        page.wait_for_function("() => !window.__marked.every(el => document.contains(el))", timeout=10000)
+        page.wait_for_timeout(200)
+        held = page.evaluate(HOLD_STATE, "peek-hand")
+        assert held["open"] and held["visible"] and held["expanded"] == "true" and held["hidden"] == "false", held
+
+        finger.up()
+        released = page.evaluate(HOLD_STATE, "peek-hand")
+        assert not released["open"] and not released["visible"] and released["expanded"] == "false", released
+    except Exception:
+        save_screenshots([page, other], "phone-peek-held-push-failure")
+        raise
+    finally:
+        mover.close()
+        page.context.close()

@@ -4,7 +4,8 @@
 //   hides on release, when the pointer leaves or the browser takes the touch (a scroll), when the
 //   cover loses focus, when the page is hidden, and after HOLD_MS in any case. The listeners sit on
 //   the document, so they work on every panel htmx swaps in; a panel swapped in while a finger
-//   still holds shows the same secret open until the release.
+//   still holds (a push's fragment, the whole panel refetched) shows the same secret open until the
+//   release, its cover's aria-expanded saying so.
 // - A secret longer than its box (a long game's "what you learned") is never cut off: while held it
 //   grows over what follows (.peek-grown), shifted to stay on the screen; the box itself keeps its
 //   place and size, so nothing in the page moves and, not held, every box looks alike. A box that lies
@@ -228,11 +229,19 @@
     if (awaited && wasAwaited === false) { notice(); }
     wasAwaited = awaited;
     showHints();
-    // A panel swapped in while a finger (or key) still holds shows the same secret, until the release.
-    if (heldId && Date.now() < heldUntil && (!held || !document.contains(held))) {
-      var again = document.getElementById(heldId);
-      if (again && again.hasAttribute("data-peek")) { held = again; setOpen(again, true); } else { hide(); }
-    }
+    keepHold();
+  }
+
+  // A panel swapped in while a finger (or key) still holds shows the same secret, until the release: after the
+  // swap (the held box replaced) and again after htmx's settle, which puts the server's class back on an element
+  // of the same id (it renders closed) while its aria-expanded stays as set: the class must follow.
+  function keepHold() {
+    if (!heldId || Date.now() >= heldUntil) { return; }
+    var now = document.getElementById(heldId);
+    if (!now || !now.hasAttribute("data-peek")) { hide(); return; }
+    held = now;
+    var button = cover(now);
+    if (!now.classList.contains("open") || (button && button.getAttribute("aria-expanded") !== "true")) { setOpen(now, true); }
   }
 
   function soundButtons() {
@@ -305,6 +314,7 @@
   window.addEventListener("pageshow", allPicks);
 
   document.addEventListener("htmx:afterSwap", function () { readPanel(); allPicks(); });
+  document.addEventListener("htmx:afterSettle", keepHold);
   soundButtons();
   readPanel();
   allPicks();
