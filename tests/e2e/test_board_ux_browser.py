@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Callable
 from datetime import timedelta
 from unittest import mock
 
@@ -329,11 +330,33 @@ def meets(a: list[int], b: list[int]) -> bool:
     return a[0] < b[0] + b[2] - 1 and b[0] < a[0] + a[2] - 1 and a[1] < b[1] + b[3] - 1 and b[1] < a[1] + a[3] - 1
 
 
+# Every seat, and the site's header, in sight beside the open drawer: each seat's box inside the window and clear of the
+# sheet, and the seat itself under the pointer at its middle and near each corner (nothing drawn over it).
+IN_SIGHT = """() => {
+  const sheet = document.querySelector('#moderator-view details[open] > .drawer-sheet');
+  const s = sheet.getBoundingClientRect();
+  const label = el => el.textContent.trim().replace(/\\s+/g, ' ').slice(0, 40);
+  const hidden = [];
+  for (const el of [...document.querySelectorAll('#public-view .board-seat, .top a, #public-view .fair')]) {
+    const r = el.getBoundingClientRect();
+    const clear = r.right <= s.left + 0.5 || r.left >= s.right - 0.5 || r.bottom <= s.top + 0.5
+      || r.top >= s.bottom - 0.5;
+    const inside = r.left >= -0.5 && r.top >= -0.5 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5;
+    const points = [[0.5, 0.5], [0.05, 0.05], [0.95, 0.05], [0.05, 0.95], [0.95, 0.95]];
+    const shown = points.every(([x, y]) =>
+      el.contains(document.elementFromPoint(r.left + r.width * x, r.top + r.height * y)));
+    if (!(clear && inside && shown)) hidden.push([label(el), ...[r.left, r.top, r.width].map(Math.round)]);
+  }
+  return hidden;
+}"""
+
+
 @pytest.mark.parametrize("players", [5, 10])
-def test_the_moderators_open_drawer_is_a_sheet_that_leaves_the_board_as_it_is(browser, server, players):
-    """The moderator's tablet during play, at 5 and 10 seats, 1024×768 and 1280×800: the drawer opens as a sheet over
-    the seats at the board's end edge; the board keeps every box where it was with the drawer closed (nothing
-    squeezed, no seat over another, the middle whole and uncovered), and the sheet closes with Escape."""
+def test_the_moderators_open_drawer_is_a_sheet_beside_every_seat(browser, server, players):
+    """The moderator's tablet during play, at 5 and 10 seats, 1024×768 and 1280×800: the drawer opens as a sheet at the
+    page's end edge and the board makes room beside it: every seat whole and in sight (none under the sheet), with the
+    site's header and the seed hash; the board still fits (no seat over another, the middle whole and uncovered, nothing
+    clipped), and the sheet closes with Escape, giving the board back as it was."""
     tablet = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
     sit_down(tablet, server.url, "Mia")
     phone = seated_phone(browser, server)
@@ -347,13 +370,15 @@ def test_the_moderators_open_drawer_is_a_sheet_that_leaves_the_board_as_it_is(br
             closed = tablet.evaluate(BOXES)
             tablet.click('[data-test="controls"] > summary')
             tablet.wait_for_selector('[data-test="controls"][open]')
+            tablet.wait_for_timeout(100)
             assert_board_fits(tablet.evaluate(BOARD_MEASURE), players)
+            assert tablet.evaluate(IN_SIGHT) == [], (width, height)
             opened = tablet.evaluate(BOXES)
-            assert opened["seats"] == closed["seats"] and opened["centre"] == closed["centre"], (closed, opened)
             sheet = opened["sheet"]
             assert sheet[0] >= 0 and sheet[1] >= 0, sheet
             assert sheet[0] + sheet[2] <= width + 1 and sheet[1] + sheet[3] <= height + 1, sheet
             assert not meets(sheet, opened["centre"]), (sheet, opened["centre"])  # the middle stays whole
+            assert not any(meets(sheet, seat) for seat in opened["seats"]), (sheet, opened["seats"])
             assert tablet.locator('[data-test="end-game"]').is_visible()
             if (width, height) == BOARD_SIZES[0] and players == 5:
                 tablet.wait_for_timeout(2600)  # the highlight of the latest change has faded
@@ -362,6 +387,7 @@ def test_the_moderators_open_drawer_is_a_sheet_that_leaves_the_board_as_it_is(br
                 assert shot.stat().st_size < 250_000, shot
             tablet.keyboard.press("Escape")
             tablet.wait_for_selector('[data-test="controls"]:not([open])')
+            assert tablet.evaluate(BOXES) == closed
         # The drawer stays as the moderator left it through a reload, but not into the next table's game.
         tablet.click('[data-test="controls"] > summary')
         tablet.reload()
@@ -376,10 +402,11 @@ def test_the_moderators_open_drawer_is_a_sheet_that_leaves_the_board_as_it_is(br
 
 
 def finished_table(engine_name: str, players: int, *, seed: int = 1, end_early: bool = False,
-                   names: list[str] | None = None) -> Table:
+                   names: list[str] | None = None, until: Callable[[dict], bool] | None = None) -> Table:
     """A table whose game has just finished: guests (test clients) at every seat play random legal moves through the
-    services until the game ends (``end_early``: its host ends it after a few moves). ``seed`` is both the deal's
-    (not a fresh secret one) and the moves' choice: the same game, move for move, on every run."""
+    services until the game ends (``end_early``: its host ends it after a few moves; ``until``: play stops, the game
+    still running, once the board's view passes this test). ``seed`` is both the deal's (not a fresh secret one) and
+    the moves' choice: the same game, move for move, on every run."""
     people = [Guest(name) for name in names or [f"Player {i + 1}" for i in range(players)]]
     assert people[0].post("/new/", {"engine": engine_name, "timer": "0"}).status_code == 302
     table = Table.objects.filter(host=people[0].player).latest("pk")
@@ -397,6 +424,8 @@ def finished_table(engine_name: str, players: int, *, seed: int = 1, end_early: 
             assert people[0].post(f"/t/{table.code}/host/end/", {"confirm": "yes"}).status_code == 302
             continue
         state = game_state(game)
+        if until is not None and until(engine.view(state, None)):
+            return table
         movers = [seat for seat in range(players) if engine.legal_actions(state, seat)]
         if not movers:  # a window that only closes by itself (the server's worker may close it first)
             Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))

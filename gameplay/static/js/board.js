@@ -6,8 +6,8 @@
 //    reloads (kept per tab under its key, which names the table: the next table starts as a table
 //    starts), and a swap waits while a field in the fragment is being used (a half-chosen game
 //    or option is not wiped by someone joining); it is fetched again once the field is left.
-//    During play and at a game's end the open drawer is a sheet over the board's edge: its close
-//    button ([data-close-drawer]) or Escape closes it.
+//    During play and at a game's end the open drawer is a sheet at the page's edge, the board making
+//    room beside it (board.css): its close button ([data-close-drawer]) or Escape closes it.
 // 2. Read aloud: a toggle ([data-read-aloud], off by default, remembered in localStorage) that
 //    speaks key public events with speechSynthesis in the page's language. Every phrase is text
 //    already on the board, rendered and translated by the server: the newest public log line,
