@@ -40,8 +40,11 @@ WINDOW_SECONDS = 4
 # 1: every turn has an aim step; a seat with no gun taps End turn there.
 # 2: the aim step only when it holds a choice (a gun and two or more players to aim at); Report Audit may
 #    also be played in the window at the end of its holder's own turn, where the skipped step allowed it.
+# 3: as 2, and a card the armed Lead Investigator plays in that window, its aim step skipped with one player
+#    to aim at, reopens the step where the card made a choice (a Defibrillator's revived player:
+#    equipment.reopens_aim), as if played in the skipped step.
 RULES = "rules_version"
-RULES_VERSIONS = (1, 2)
+RULES_VERSIONS = (1, 2, 3)
 RULES_VERSION = RULES_VERSIONS[-1]
 
 

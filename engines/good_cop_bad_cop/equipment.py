@@ -12,7 +12,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Action, Frame, GameState, Kind, When
-from .table import distinct_orders, face_down, learn, living, log, others, push, reveal_card, rules_version, tell
+from .table import (
+    aim_choice,
+    distinct_orders,
+    face_down,
+    learn,
+    living,
+    log,
+    others,
+    push,
+    reveal_card,
+    rules_version,
+    tell,
+)
 
 Extras = dict[str, Any]
 Ready = Callable[[GameState, int, Frame], bool]
@@ -377,8 +389,23 @@ def plays(state: GameState, seat: int, when: When, frame: Frame) -> list[Action]
     return moves
 
 
+def reopens_aim(state: GameState, seat: int, frame: Frame) -> bool:
+    """Rules version 3: whether a card played in ``frame`` reopens its player's skipped aim step.
+
+    From version 2 an armed Lead Investigator with one player to aim at gets no aim step, so the cards
+    it could have played there come in the end window of its turn. Played in its own step, a card that
+    makes a choice there (a Defibrillator's revived player) would be followed by the aim; so in that
+    window its own card, played armed with no aim choice, reopens the step (``advance`` skips it again
+    if the card made no choice). Nobody else's card, nor a window of another turn, moves an aim.
+    """
+    return (rules_version(state) >= 3 and frame["kind"] == Kind.WINDOW and frame["when"] == When.END
+            and frame["seat"] == seat and state["players"][seat]["gun"] and not aim_choice(state, seat))
+
+
 def play(state: GameState, seat: int, action: Action, frame: Frame) -> None:
-    """Play a card: discard it, log it, close a window it was played in, then its effect."""
+    """Play a card: discard it, log it, close a window it was played in (reopening a skipped aim step
+    beneath the card: ``reopens_aim``), then its effect."""
+    reopen = reopens_aim(state, seat, frame)
     name = action["card"]
     card = CARDS[name]
     state["players"][seat]["hand"].remove(name)
@@ -398,4 +425,6 @@ def play(state: GameState, seat: int, action: Action, frame: Frame) -> None:
             # ("answered": a key of windows in states saved before windows were silent.)
             data = {k: v for k, v in frame.items() if k not in ("kind", "id", "answered")}
             push(state, Kind.WINDOW, **data)
+    if reopen:
+        push(state, Kind.AIM, seat=seat)
     card.effect(state, seat, action, frame)

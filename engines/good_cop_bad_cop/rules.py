@@ -42,7 +42,7 @@ from .cards import (
     When,
 )
 from .legal import awaiting, legal_actions, redirect_targets
-from .table import face_down, learn, log, others, push, reveal_card, rules_version, tell, top
+from .table import aim_choice, face_down, learn, log, others, push, reveal_card, rules_version, tell, top
 
 # ---------------------------------------------------------------- the deal and the teams
 
@@ -235,9 +235,10 @@ def no_aim_choice(state: GameState, seat: int) -> bool:
     """Rules version 2: the aim step asks nothing of a seat with no gun, or with one player left to aim at.
 
     Whether a seat holds a gun, its aim and who lives are public, so skipping the step tells nobody
-    anything; the equipment it could have played there fits the end window that follows at once.
+    anything; the equipment it could have played there fits the end window that follows at once (from
+    version 3 such a card reopens the step where it made a choice: ``equipment.reopens_aim``).
     """
-    return rules_version(state) >= 2 and (not state["players"][seat]["gun"] or len(others(state, seat)) <= 1)
+    return rules_version(state) >= 2 and not aim_choice(state, seat)
 
 
 def aim_at_the_only_target(state: GameState, seat: int) -> None:

@@ -51,6 +51,11 @@ def rules_version(state: GameState) -> int:
     return state["options"].get("rules_version", 1)  # cards.RULES
 
 
+def aim_choice(state: GameState, seat: int) -> bool:
+    """Whether an aim step holds a choice for ``seat``: a gun, and two or more players to aim at."""
+    return state["players"][seat]["gun"] and len(others(state, seat)) >= 2
+
+
 def face_down(state: GameState, seat: int) -> list[int]:
     """Indexes of a seat's face-down integrity cards."""
     return [i for i, up in enumerate(state["players"][seat]["up"]) if not up]

@@ -99,7 +99,7 @@ def test_whether_the_aim_step_comes_depends_on_public_facts_only():
 
 
 def test_a_new_deal_plays_the_current_rules_version_and_a_table_holds_none():
-    assert RULES_VERSION == 2
+    assert RULES_VERSION == 3
     assert not any(spec["key"] == "rules_version" for spec in ENGINE.option_specs())  # not a host's setting
     assert ENGINE.validate_options({}, 5)["rules_version"] == RULES_VERSION
     assert ENGINE.setup(5, {}, 3)["options"]["rules_version"] == RULES_VERSION
@@ -114,7 +114,7 @@ def test_a_deal_plays_the_version_its_options_name_and_refuses_an_unknown_one():
     state = ENGINE.setup(5, {"rules_version": 1}, 3)
     # A version-1 state names no version, as the states saved before versions (their snapshots) do.
     assert "rules_version" not in state["options"] and table.rules_version(state) == 1
-    for bad in (0, 3, "2", True, 2.0, None):
+    for bad in (0, 4, "2", True, 2.0, None):
         with pytest.raises(OptionError):
             ENGINE.setup(5, {"rules_version": bad}, 3)
 
