@@ -57,6 +57,7 @@
     peek.classList.remove("peek-grown");
     secret.style.removeProperty("--peek-shift");
     secret.style.removeProperty("--peek-room");
+    if (!secret.getAttribute("style")) { secret.removeAttribute("style"); } // no empty style="" left behind
     if (!open || secret.scrollHeight <= secret.clientHeight + 1) { return; }
     var box = peek.getBoundingClientRect();
     var up = !!peek.closest("[data-peek-choice]");
