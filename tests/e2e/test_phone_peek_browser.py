@@ -458,3 +458,30 @@ def test_a_hold_stays_open_while_another_phones_move_lands(browser, server, touc
     finally:
         mover.close()
         page.context.close()
+
+
+# The rule drawn above a "Play equipment" fold, and what lies above it in its section.
+RULE = """() => { const fold = document.querySelector('[data-test=silent-play]');
+  const style = getComputedStyle(fold);
+  return {border: style.borderTopWidth, style: style.borderTopStyle, first: !fold.previousElementSibling}; }"""
+
+
+def test_a_silent_windows_play_equipment_fold_has_no_rule_above_it(browser, server):
+    """In a silent window the fold is all the section holds: no line drawn above it (the rule only parts the fold
+    from a turn's moves above it)."""
+    choice = Choice("good_cop_bad_cop", 4,
+                    lambda s: bool(get_engine("good_cop_bad_cop").view(s, 0)["silent"]),
+                    {"arrange:*": kind("arrange"), "action:*": kind("equip"), "aim:*": kind("end_turn")},
+                    gcbc_step, "#peek-cards", "", {"first_player": "1", "window_seconds": "20"})
+    table, people = reach(choice)
+    page = open_phone(browser, server, table, people)
+    try:
+        page.wait_for_selector("[data-test=silent-play]", timeout=10000)
+        found = page.evaluate(RULE)
+        page.screenshot(path=str(ARTIFACTS / "phone-peek-gcbc-silent.png"))
+        assert found["first"] and (found["border"] == "0px" or found["style"] == "none"), found
+    except Exception:
+        save_screenshots([page], "phone-peek-gcbc-silent-failure")
+        raise
+    finally:
+        page.context.close()
