@@ -401,6 +401,31 @@ def test_the_moderators_open_drawer_is_a_sheet_beside_every_seat(browser, server
         raise
 
 
+def test_the_drawer_does_not_reopen_over_the_next_games_reveal(browser, server):
+    """The moderator opens the drawer to end a game and again at its end to play again: the next game starts with the
+    drawer closed, and its end (ended the same way) shows the reveal whole, the drawer closed, not as it was left at the
+    previous game's end."""
+    tablet = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    sit_down(tablet, server.url, "Mia")
+    moderated_table(tablet, None, server, 5)
+    closed = '[data-test="controls"]:not([open])'
+    try:
+        for game in range(2):
+            assert tablet.locator(closed).count() == 1, game  # during play the drawer starts closed
+            tablet.click('[data-test="controls"] > summary')
+            tablet.click('[data-test="end-game"]')
+            tablet.click('[data-test="confirm-end"]')
+            tablet.wait_for_selector('#public-view[data-over] [data-test="ended"]', timeout=15000)
+            assert tablet.locator(closed).count() == 1, game  # the reveal shows whole
+            tablet.click('[data-test="controls"] > summary')
+            if game == 0:
+                tablet.click('[data-test="start"]')  # Play again
+                tablet.wait_for_selector("#public-view[data-playing] .board-seat", timeout=15000)
+    except Exception:
+        save_screenshots([tablet], "board-ux-drawer-next-end-failure")
+        raise
+
+
 def finished_table(engine_name: str, players: int, *, seed: int = 1, end_early: bool = False,
                    names: list[str] | None = None, until: Callable[[dict], bool] | None = None) -> Table:
     """A table whose game has just finished: guests (test clients) at every seat play random legal moves through the

@@ -3,8 +3,8 @@
 // 1. The moderator's drawer (#moderator-view, in the board's push frames, refetched by htmx when a push
 //    cannot say what changed) keeps
 //    what the moderator chose: a <details data-keep-open> stays open or closed across swaps and
-//    reloads (kept per tab under its key, which names the table: the next table starts as a table
-//    starts), and a swap waits while a field in the fragment is being used (a half-chosen game
+//    reloads (kept per tab under its key, which names the table and the game: the next table, and the
+//    next game's play and end, start as they start), and a swap waits while a field in the fragment is being used (a half-chosen game
 //    or option is not wiped by someone joining); it is fetched again once the field is left.
 //    During play and at a game's end the open drawer is a sheet at the page's edge, the board making
 //    room beside it (board.css): its close button ([data-close-drawer]) or Escape closes it.
