@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import urllib.request
 from collections.abc import Callable
 from datetime import timedelta
 from unittest import mock
@@ -23,7 +24,9 @@ from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, game_expire, move_submit
+from infra.sessions import SessionStore
 from lobby.models import NICKNAME_MAX, Table
+from lobby.services import SESSION_KEY as PLAYER_KEY
 from tests.conftest import Guest
 from tests.e2e.conftest import ROOT, save_screenshots
 from tests.e2e.test_inside_job_browser import sit_down
@@ -219,6 +222,53 @@ def test_the_board_fits_the_largest_table(browser, server, engine):
             assert_board_fits(board.evaluate(BOARD_MEASURE), 10)
     except Exception:
         save_screenshots([board, phone], f"board-ux-{engine}-10-failure")
+        raise
+
+
+# The newest line of the log whole in sight: inside the events' box and the middle's, none of it cut off.
+NEWEST_LINE = """() => {
+  const line = document.querySelector('#public-view .board-events .board-log > li:first-child');
+  const r = line.getBoundingClientRect();
+  const within = el => { const b = el.getBoundingClientRect();
+    return r.top >= b.top - 0.5 && r.bottom <= b.bottom + 0.5 && r.left >= b.left - 0.5 && r.right <= b.right + 0.5; };
+  return {text: line.textContent.trim(), height: Math.round(r.height),
+          whole: within(line.closest('.board-events')) && within(line.closest('.board-centre'))
+            && line.scrollHeight <= line.clientHeight + 1 && line.scrollWidth <= line.clientWidth + 1};
+}"""
+
+
+def test_the_newest_log_line_is_whole_at_ten_seats(browser, server):
+    """Ten seats of Inside Job just after a team was approved by most of the table: the newest line (the vote and the
+    long list of who approved) wraps, and shows whole at 1024×768 and 1280×800, never cut in half."""
+    def approved(view: dict) -> bool:
+        last = view["log"][-1] if view["log"] else {}
+        return last.get("event") == "votes" and last.get("approved", False)
+
+    table = finished_table("inside_job", 10, seed=3, until=approved)
+    assert table.games.get().status == Game.RUNNING
+    code = table.code
+    for seat in table.seats.all():  # each phone looks in, as phones at a table do: none of them is called asleep
+        session = SessionStore()
+        session[PLAYER_KEY] = seat.player_id
+        session.create()
+        cookie = {"Cookie": f"sessionid={session.session_key}"}
+        request = urllib.request.Request(f"{server.url}/t/{code}/", headers=cookie)
+        with urllib.request.urlopen(request) as answer:
+            assert answer.status == 200
+    board = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    board.goto(f"{server.url}/t/{code}/board/")
+    board.wait_for_selector("#public-view[data-playing] .board-seat", timeout=15000)
+    try:
+        for width, height in BOARD_SIZES:
+            board.set_viewport_size({"width": width, "height": height})
+            board.wait_for_timeout(100)
+            assert_board_fits(board.evaluate(BOARD_MEASURE), 10)
+            newest = board.evaluate(NEWEST_LINE)
+            assert newest["text"].startswith("Team approved."), newest
+            assert newest["height"] > 40, newest  # it wraps
+            assert newest["whole"], (width, height, newest)
+    except Exception:
+        save_screenshots([board], "board-ux-newest-line-failure")
         raise
 
 
@@ -582,3 +632,4 @@ def test_the_game_over_board_is_one_screen_with_the_reveal_first(browser, server
     except Exception:
         save_screenshots([board], f"board-ux-over-{engine}-failure")
         raise
+
