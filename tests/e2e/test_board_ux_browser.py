@@ -633,3 +633,20 @@ def test_the_game_over_board_is_one_screen_with_the_reveal_first(browser, server
         save_screenshots([board], f"board-ux-over-{engine}-failure")
         raise
 
+
+def test_the_game_logs_numbers_are_persian_digits_on_a_persian_page(browser, server):
+    """The game's page keeps its log as a numbered list: in Persian its numbers are Persian digits (۱, ۲, ۳), as every
+    other number on a Persian page; in English they stay 1, 2, 3."""
+    table = finished_table("coup", 3)
+    game = table.games.get()
+    page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    session = SessionStore()  # the browser of a player of the game (its page is theirs to see)
+    session[PLAYER_KEY] = table.seats.first().player_id
+    session.create()
+    page.context.add_cookies([{"name": "sessionid", "value": session.session_key, "url": server.url}])
+    for lang, style in [("fa", "persian"), ("en", "decimal")]:
+        set_language(page.context, server.url, lang)
+        page.goto(f"{server.url}/g/{game.pk}/")
+        assert page.evaluate("() => document.documentElement.lang") == lang
+        assert page.locator("ol.log > li").count() > 3
+        assert page.evaluate("() => getComputedStyle(document.querySelector('ol.log > li')).listStyleType") == style
