@@ -17,8 +17,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from gameplay.consumers import SameOriginValidator  # noqa: E402
-from gameplay.routing import websocket_urlpatterns  # noqa: E402
+from gameplay.live.consumers import SameOriginValidator  # noqa: E402
+from gameplay.live.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
 from infra.body_limit import BodyLimit, guard_daphne  # noqa: E402
 from infra.socket_bounds import SocketBounds, guard_daphne_output  # noqa: E402

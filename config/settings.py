@@ -114,8 +114,8 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
-            # Django's cached loader, which hands a template named *.jinja to Jinja2 (gameplay/jinja.py).
-            "loaders": [("gameplay.jinja.Loader", ["django.template.loaders.filesystem.Loader",
+            # Django's cached loader, which hands a template named *.jinja to Jinja2 (gameplay/screens/jinja.py).
+            "loaders": [("gameplay.screens.jinja.Loader", ["django.template.loaders.filesystem.Loader",
                                                    "django.template.loaders.app_directories.Loader"])],
             "context_processors": [
                 "django.template.context_processors.request",
@@ -127,7 +127,7 @@ TEMPLATES = [
             # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once);
             # i18n_kept is Django's i18n library with each literal {% translate %} kept per language: no template
             # loads i18n (that would put Django's own {% translate %} back in its place).
-            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo", "gameplay.pieces",
+            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo", "gameplay.screens.pieces",
                          "gameplay.templatetags.i18n_kept"],
         },
     }
@@ -204,7 +204,7 @@ else:
 # partial. The cache is shared by every process (Redis), or there is only this one.
 SESSION_ENGINE = "infra.sessions"
 
-# Render every reused public piece of a screen again and compare (gameplay.pieces): the tests turn it on.
+# Render every reused public piece of a screen again and compare (gameplay.screens.pieces): the tests turn it on.
 SCREEN_PIECES_VERIFY = env_flag("SCREEN_PIECES_VERIFY")
 
 # Abuse limits per client (REMOTE_ADDR: every phone on the Wi-Fi has its own), far above what a

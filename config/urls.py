@@ -1,6 +1,6 @@
 """The site's routes. ``<code:…>`` is a table code, normalized by ``lobby.converters.TableCodeConverter``
 (registered in ``LobbyConfig.ready``); each view looks the table up with ``lobby.views.table_or_404``.
-The socket's route is ``gameplay.routing``.
+The socket's route is ``gameplay.live.routing``.
 """
 
 from django.contrib import admin
@@ -11,9 +11,10 @@ from django.urls import include, path
 from django.views.decorators.http import require_GET
 from django.views.generic import TemplateView
 
-from gameplay import controls, nights
 from gameplay import group_views as group
-from gameplay import views as game
+from gameplay import nights
+from gameplay.web import controls
+from gameplay.web import views as game
 from lobby import account, signin
 from lobby import views as lobby
 

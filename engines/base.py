@@ -225,6 +225,8 @@ class Engine(Protocol):
                     players: int) -> tuple[dict[str, int], ...]: ...
     def seat_role(self, outcome: JSONDict, seat: int) -> str | None: ...
     def is_minority(self, view: JSONDict, seat: int) -> bool: ...
+    def public_parts(self, view: JSONDict, seats: Sequence[JSONDict],
+                     ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]: ...
 
 
 class BaseEngine:
@@ -264,6 +266,15 @@ class BaseEngine:
     # (gameplay's game_tags registers every game's; no two games may use one name).
     template_filters: ClassVar[Mapping[str, Callable[..., Any]]] = {}
     template_tags: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+
+    def public_parts(self, view: JSONDict, seats: Sequence[JSONDict],
+                     ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:
+        """The parts of the game's public screens (the board's, and the phone's public part) that a push may send
+        alone: element id → a plain dict that is all that element shows, projected from the board's ``view``
+        (seat None), the ``seats`` (``index``, ``name``, ``is_bot``) and, for a game the host ended, every seat's own
+        last view (``ended_views``, public by then). The element's template reads that dict alone (as ``part``), so
+        the element changes exactly when its dict does. {}: the game's board has no such parts."""
+        return {}
 
     def reference(self, view: JSONDict, players: int, options: JSONDict) -> JSONDict | None:
         """The public facts of the phone's reference card (templates/games/<name>/reference.html) for a

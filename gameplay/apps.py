@@ -23,6 +23,6 @@ def _guest_merged(sender, *, guest, into, **kwargs) -> None:
 
 def _host_changed(sender, *, table_id, host_id, **kwargs) -> None:
     """The lobby passed the host role on: a seatless new host moderates the running game (``game_moderator_follow``)."""
-    from gameplay.moderator import game_moderator_follow
+    from gameplay.screens.moderator import game_moderator_follow
 
     game_moderator_follow(table_id=table_id, host_id=host_id)

@@ -48,7 +48,7 @@ class NightError(GameError):
 
 
 # ---------------------------------------------------------------------------------------------
-# Writes: the host starts and ends a night (the views are gameplay.controls.host_night_*).
+# Writes: the host starts and ends a night (the views are gameplay.web.controls.host_night_*).
 
 
 def night_start(*, table: Table) -> GameNight:

@@ -1,7 +1,7 @@
 """Who is at the table right now: a seat is present while its phone has a socket or asked lately.
 
 Each phone page, move and revision poll marks its browser present at the table, and so does
-each socket heartbeat (every ``gameplay.consumers.HEARTBEAT_SECONDS``) while the socket is
+each socket heartbeat (every ``gameplay.live.consumers.HEARTBEAT_SECONDS``) while the socket is
 open. A browser is its player and the seats handed to it by a seat link (device tokens in
 its session). Marks live in the cache (Redis when several processes serve, so they share
 them): a seat not marked for ``PRESENT_SECONDS`` shows as asleep, and after ``GONE_SECONDS``

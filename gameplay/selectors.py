@@ -110,6 +110,7 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
     seats = seats_info(game, seat)
     return {
         "info": game_public_info(game),
+        "parts": public_parts(game.engine, view, seats) if seat is None else {},
         "view": view,
         "seats": seats,
         "names": [s["name"] for s in seats],
@@ -135,8 +136,13 @@ def game_templates(engine_name: str) -> dict[str, str]:
             "log_template": game_part(engine_name, "log_line")}
 
 
+def public_parts(engine_name: str, view: dict, seats: list[dict], ended_views: list[dict] | None = None) -> dict:
+    """The game's public parts (``Engine.public_parts``): element id → the plain dict that is all it shows."""
+    return get_engine(engine_name).public_parts(view, seats, ended_views)
+
+
 def game_part(engine_name: str, part: str) -> str:
-    """The template of a game's ``part`` (a game's templates are Jinja's: ``gameplay.jinja``)."""
+    """The template of a game's ``part`` (a game's templates are Jinja's: ``gameplay.screens.jinja``)."""
     return f"games/{engine_name}/{part}.jinja"
 
 

@@ -15,7 +15,7 @@ from tools.deals import seeded_deals
 
 # Tests drive the clock themselves (gameplay.worker.tick); the ASGI app must not start its own.
 os.environ["GAME_WORKER"] = "0"
-# Every reused public piece is rendered again and compared (gameplay.pieces), here and in every server the
+# Every reused public piece is rendered again and compared (gameplay.screens.pieces), here and in every server the
 # tests start: a piece that reads something it does not record fails a test instead of going stale.
 os.environ["SCREEN_PIECES_VERIFY"] = "1"
 

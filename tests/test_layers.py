@@ -76,7 +76,7 @@ def _first_party(name: str) -> str | None:
 
 
 def test_the_walk_finds_the_apps_and_their_imports():
-    assert {"lobby.services", "lobby.views", "gameplay.services", "gameplay.views", "config.urls",
+    assert {"lobby.services", "lobby.views", "gameplay.services", "gameplay.web.views", "config.urls",
             "tools.chaos", "tools.management.commands.loadtest", "infra.resilience", "engines.base"} <= set(MODULES)
     # The walk sees imports inside functions too (the app configs import there).
     assert any(name == "lobby.signals" for _, name in imports_of("gameplay.apps"))
@@ -115,7 +115,7 @@ def test_every_package_is_in_the_table():
 
 def test_the_rule_catches_an_arrow_up_and_django_in_the_engines():
     assert wrong_imports("lobby.views", [(3, "gameplay.services")]) == ["line 3: gameplay.services"]
-    assert wrong_imports("gameplay.views", [(4, "config.settings"), (5, "tools.chaos")]) == [
+    assert wrong_imports("gameplay.web.views", [(4, "config.settings"), (5, "tools.chaos")]) == [
         "line 4: config.settings", "line 5: tools.chaos"]
     assert wrong_imports("infra.limits", [(6, "lobby.models")]) == ["line 6: lobby.models"]
     assert wrong_imports("engines.base", [(7, "django.conf"), (8, "json")]) == [

@@ -6,7 +6,7 @@ import gc
 
 from django.template import engines
 
-from gameplay import jinja
+from gameplay.screens import jinja
 from infra.warm import OLDER_COLLECTIONS, YOUNG_LIMIT, YOUNG_OBJECTS, as_served, collect_when_due, project_templates
 
 

@@ -32,18 +32,18 @@ from typing import Any
 
 # (module, attribute path, what it is called in the figures): where a move and a push spend their time.
 MEASURED = (
-    ("gameplay.socket_moves", "play", "a move over the socket (all of it)"),
+    ("gameplay.live.moves", "play", "a move over the socket (all of it)"),
     ("gameplay.services", "move_submit", "move_submit"),
-    ("gameplay.pushes", "push_frames", "a push to a table's other screens (all of it)"),
-    ("gameplay.pushes", "TableRound.frame", "frames built (all of it)"),
-    ("gameplay.pieces", "_render", "public pieces rendered"),
-    ("gameplay.screens", "_rendered", "own parts, tools and shells rendered"),
-    ("gameplay.pieces", "made_piece", "public pieces made or checked (all of it)"),
-    ("gameplay.pushes", "phone_parts", "phone parts (their views and contexts included)"),
-    ("gameplay.pushes", "viewers_of_sessions", "sessions read again"),
-    ("gameplay.screens", "csrf_token_for", "CSRF tokens masked"),
-    ("gameplay.screens", "digest", "digests"),
-    ("gameplay.screens", "TableNow.view", "engine views"),
+    ("gameplay.live.frames", "push_frames", "a push to a table's other screens (all of it)"),
+    ("gameplay.live.frames", "TableRound.frame", "frames built (all of it)"),
+    ("gameplay.screens.pieces", "_render", "public pieces rendered"),
+    ("gameplay.screens.table", "_rendered", "own parts, tools and shells rendered"),
+    ("gameplay.screens.pieces", "made_piece", "public pieces made or checked (all of it)"),
+    ("gameplay.live.frames", "phone_parts", "phone parts (their views and contexts included)"),
+    ("gameplay.live.frames", "viewers_of_sessions", "sessions read again"),
+    ("gameplay.screens.table", "csrf_token_for", "CSRF tokens masked"),
+    ("gameplay.screens.table", "digest", "digests"),
+    ("gameplay.screens.table", "TableNow.view", "engine views"),
     ("infra.jsontext", "text", "frames as JSON"),
 )
 
@@ -133,15 +133,17 @@ def main() -> None:
     import django
 
     django.setup()
-    from gameplay import pieces, pushes, screens, services, socket_moves  # noqa: F401 (replaced in place below)
+    from gameplay import services  # noqa: F401 (replaced in place below)
+    from gameplay.live import frames, moves  # noqa: F401
+    from gameplay.screens import pieces, table  # noqa: F401
     from infra import jsontext  # noqa: F401
     from tools.deals import seeded_deals
 
     if options.deals:
         seeded_deals(options.deals).__enter__()  # for the life of the server
     if options.by_function:
-        if "gameplay.consumers" in sys.modules:  # it keeps its own references to play and push_frames
-            raise SystemExit("gameplay.consumers was imported before its functions could be measured")
+        if "gameplay.live.consumers" in sys.modules:  # it keeps its own references to play and push_frames
+            raise SystemExit("gameplay.live.consumers was imported before its functions could be measured")
         clock, target = Clock(), options.by_function
         for module_name, path, name in MEASURED:
             _replace(module_name, path, functools.partial(clock.wrap, name=name))

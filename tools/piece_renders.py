@@ -4,7 +4,7 @@ and the time spent in them: where a push still renders what it need not.
     DATABASE_URL=sqlite:///scratch.sqlite3 .venv/bin/python -m tools.piece_renders [--pushes 60] [--deal 7]
 
 (a migrated scratch database; nothing stays in it). It runs ``manage.py pushbench`` (an Inside Job table of 7
-phones and a board, a vote a push, every game dealt from ``--deal``) with ``gameplay.pieces`` watched: each time a
+phones and a board, a vote a push, every game dealt from ``--deal``) with ``screens.pieces`` watched: each time a
 kept piece is made anew, it counts the piece (by its id without the seat number) and whether its bytes are those
 it had. "seconds" is the time of all its renders (the first ones too), its inner pieces' own renders not
 included, though the check of the inner pieces it kept is. A render that gives the same bytes is one whose reads
@@ -24,7 +24,7 @@ def watch(pushes: int, deal: int, stdout=None) -> dict[str, dict[str, float]]:
     from django.core.management import call_command
     from django.utils import translation
 
-    from gameplay import pieces
+    from gameplay.screens import pieces
 
     again: Counter[str] = Counter()
     same: Counter[str] = Counter()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions of one push (gameplay.pushes.push_frames to 7 phones and a board, a vote), counted by valgrind:
+# Instructions of one push (gameplay.live.frames.push_frames to 7 phones and a board, a vote), counted by valgrind:
 #   tools/pushcount.sh TREE [PUSHES]
 # TREE: a checkout (this one, or a `git worktree` of an older commit). On a fresh SQLite database it runs that tree's
 # `manage.py pushbench --deal` twice under callgrind, the same games move for move: with a push after each move, and

@@ -50,7 +50,7 @@ BAD_FRAME = "this is not json"
 
 
 def heartbeat_seconds(root: Path) -> float:
-    """``HEARTBEAT_SECONDS`` as the app's code says it (``gameplay/consumers.py``), or 15."""
+    """``HEARTBEAT_SECONDS`` as the app's code says it (``gameplay/live/consumers.py``), or 15."""
     try:
         text = (root / "gameplay" / "consumers.py").read_text()
     except OSError:

@@ -9,7 +9,7 @@ starts, and each step a seat chosen by a seeded generator posts one of its legal
 window that waits for its clock alone is expired). After every step it records the engine state,
 every seat's view and legal actions, the public facts (public view, awaiting seats, window,
 countdown, outcome), and the push frame of every phone's socket, the public board's and the
-host's board with its drawer (``gameplay.pushes.push_frame``); at the end, each seat's page, the
+host's board with its drawer (``gameplay.live.frames.push_frame``); at the end, each seat's page, the
 board and the game's page; last, the pages no table holds (the rules, how ratings work) and every
 static file's digest by its URL path. Per-render tokens are taken out (CSRF masks, move ids, the
 server clock, deadlines, a game's date, replay links' keys and QR codes, the fragments' tags, which
@@ -74,7 +74,8 @@ def record_game(engine_name: str, players: int, game_seed: int, move_seed: int, 
     from django.utils import timezone
 
     from engines.registry import get_engine
-    from gameplay import pushes, services
+    from gameplay import services
+    from gameplay.live import frames as pushes
     from gameplay.models import Game
     from gameplay.selectors import game_state
     from lobby.models import Player, Table

@@ -19,7 +19,7 @@ from django.utils.translation import get_language, gettext, pgettext
 
 from engines.base import Engine
 from engines.registry import ENGINES, get_engine
-from gameplay.pieces import DIGITS_KEY
+from gameplay.screens.pieces import DIGITS_KEY
 from gameplay.templatetags.hand_tags import is_public
 
 register = template.Library()
@@ -78,12 +78,12 @@ def move_button(context, action: dict, label: str, css_class: str = "", data_tes
 
 @register.simple_tag
 def table_socket_url(code: str, view: str = "") -> str:
-    """A table's socket path: the Channels route ``table_socket`` (``gameplay.routing``), as {% url %} for pages.
+    """A table's socket path: the Channels route ``table_socket`` (``gameplay.live.routing``), as {% url %} for pages.
 
     ``view`` ("phone" or "board"): the page's partial comes in each push frame
-    (``gameplay.screens``); without it, frames carry the revision number only.
+    (``gameplay.screens.table``); without it, frames carry the revision number only.
     """
-    path = reverse("table_socket", args=[code], urlconf="gameplay.routing")
+    path = reverse("table_socket", args=[code], urlconf="gameplay.live.routing")
     return f"{path}?view={view}" if view else path
 
 
@@ -214,7 +214,7 @@ def native_digits(html: str, language: str | None) -> str:
 
 def in_native_digits(context: template.Context, render: Callable[[], str]) -> SafeString:
     """What ``render`` makes, with the digits of its text in the page language's own; a piece inside it
-    (gameplay.pieces), rendered in a context of its own, writes its digits so too, before it stands in its outer piece
+    (screens.pieces), rendered in a context of its own, writes its digits so too, before it stands in its outer piece
     (``{% nativedigits %}``, and Jinja's ``nativedigits()``)."""
     language = get_language()
     context.render_context[DIGITS_KEY] = lambda html: native_digits(html, language)

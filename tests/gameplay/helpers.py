@@ -9,7 +9,7 @@ from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, move_submit
-from gameplay.views import refusal_answer
+from gameplay.web.views import refusal_answer
 
 
 def move_data(game: Game, action: dict, *, version: int | None = None, move_id: str | None = None) -> dict:

@@ -55,7 +55,7 @@ def test_layerbench_prints_both_layers_for_each_count_of_sockets():
 
 @pytest.mark.django_db
 def test_piece_renders_counts_the_pieces_a_vote_makes_again_and_leaves_the_pieces_as_they_were():
-    from gameplay import pieces
+    from gameplay.screens import pieces
     from tools.piece_renders import watch
 
     render, made_piece = pieces._render, pieces.made_piece

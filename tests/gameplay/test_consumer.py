@@ -15,7 +15,7 @@ from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from gameplay import consumers
+from gameplay.live import consumers
 from gameplay.services import move_submit
 from lobby import notify
 from lobby.known_tables import KNOWN_KEY
@@ -179,7 +179,7 @@ async def test_a_failing_or_hanging_heartbeat_only_logs_a_warning(redis_layer, t
     await sync_to_async(start)(table, people[0])
     assert await next_revision(socket, first["v"]) == {"v": first["v"] + 1}
     await socket.disconnect()
-    warnings = [r for r in caplog.records if r.name == "gameplay.consumers" and r.levelno >= logging.WARNING]
+    warnings = [r for r in caplog.records if r.name == "gameplay.live.consumers" and r.levelno >= logging.WARNING]
     assert warnings and all(r.levelno == logging.WARNING and not r.exc_info for r in warnings)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 

@@ -100,12 +100,12 @@ def test_a_lost_database_answers_503_with_retry_after(client, monkeypatch):
     """A database restart mid-request: a styled 503 that tells the page to retry, never a traceback."""
     from django.db import OperationalError
 
-    import gameplay.views
+    import gameplay.web.views
 
     def down(*args, **kwargs):
         raise OperationalError("the database system is shutting down")
 
-    monkeypatch.setattr(gameplay.views, "table_or_404", down)
+    monkeypatch.setattr(gameplay.web.views, "table_or_404", down)
     response = client.get("/t/ABCDE/")
     assert response.status_code == 503
     assert response["Retry-After"] == "2"

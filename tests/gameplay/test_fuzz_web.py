@@ -51,7 +51,7 @@ GAMES = [("coup", 3), ("inside_job", 5), ("good_cop_bad_cop", 4), ("good_cop_bad
 POSTS_PER_GAME = 640
 POSTS_PER_STATE = 16
 MAX_REPORTED = 25
-LONG_TEXT = 4000  # gameplay.forms.MAX_ACTION_CHARS: a longer action text may be refused unread
+LONG_TEXT = 4000  # gameplay.web.forms.MAX_ACTION_CHARS: a longer action text may be refused unread
 HTMX_STATUSES = {200, 400, 403, 409}
 PLAIN_STATUSES = {302, 400, 403, 409}  # a non-htmx answer redirects to the table page
 

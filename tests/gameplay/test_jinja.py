@@ -1,4 +1,4 @@
-"""Jinja2 templates inside Django's engine (``gameplay.jinja``): the same bytes as Django's templates would give,
+"""Jinja2 templates inside Django's engine (``screens.jinja``): the same bytes as Django's templates would give,
 the names read through the Django context (so public pieces record their reads), pieces, and their words collected."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from django.template import Context, TemplateDoesNotExist, engines
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
-from gameplay import jinja, pieces
 from gameplay.management.commands.makemessages import jinja_messages
+from gameplay.screens import jinja, pieces
 from tests.gameplay.test_pieces import Counted
 
 LANGUAGES = ("en", "fa", "ja")

@@ -1,4 +1,4 @@
-"""Public pieces (``gameplay.pieces``): rendered again only when what they read changed, and then the same bytes."""
+"""Public pieces (``screens.pieces``): rendered again only when what they read changed, and then the same bytes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from django.template import Context, engines
 from django.utils import translation
 
-from gameplay import pieces
+from gameplay.screens import pieces
 
 TEMPLATE = (
     '{% nativedigits %}<div id="root" data-tag="{{ tag }}" data-revision="{{ revision }}">'
@@ -17,7 +17,7 @@ TEMPLATE = (
 
 
 class Counted:
-    """A template rendered through ``gameplay.pieces``, counting its renders."""
+    """A template rendered through ``gameplay.screens.pieces``, counting its renders."""
 
     def __init__(self, source: str = TEMPLATE) -> None:
         self.template = engines["django"].from_string(source).template

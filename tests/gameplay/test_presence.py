@@ -71,7 +71,7 @@ async def test_an_open_socket_keeps_its_phone_present(table_with):
 @pytest.mark.django_db(transaction=True)
 async def test_a_phone_that_falls_asleep_shows_on_the_board_without_a_move(table_with, monkeypatch):
     """The board's socket is told at the next heartbeat that a phone went quiet: the head piece, no refetch."""
-    from gameplay import consumers
+    from gameplay.live import consumers
     from tests.gameplay.helpers import awaited_movers, legal
     from tests.gameplay.test_socket_frames import opened, socket
 

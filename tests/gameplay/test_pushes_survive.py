@@ -22,7 +22,9 @@ from channels.testing import WebsocketCommunicator
 from django.db import OperationalError
 
 from config.asgi import application
-from gameplay import consumers, socket_moves, worker
+from gameplay import worker
+from gameplay.live import consumers
+from gameplay.live import moves as socket_moves
 from gameplay.seats import game_seats
 from gameplay.services import move_submit
 from infra.redis_layer import redis_channel_layer
@@ -222,7 +224,7 @@ async def test_a_push_that_meets_a_restarting_database_logs_a_warning_not_a_trac
     monkeypatch.setattr(consumers, "_push_frames", database_gone)
     await sync_to_async(start)(table, people[0])
     await asyncio.sleep(0.5)
-    records = [r for r in caplog.records if r.name == "gameplay.consumers"]
+    records = [r for r in caplog.records if r.name == "gameplay.live.consumers"]
     assert any("database unavailable" in r.getMessage() for r in records)
     assert not [r for r in records if r.exc_info or r.levelno >= logging.ERROR]
     await socket.disconnect()

@@ -85,7 +85,7 @@ def test_an_unchanged_phone_panel_answers_304_for_4_statements_and_no_rendering(
     assert first.status_code == 200 and tag and "no-cache" in first["Cache-Control"]
     assert "HX-Request" in first["Vary"] and "Cookie" in first["Vary"]
     rendered = []
-    import gameplay.views as views
+    import gameplay.web.views as views
     original = views.render
     monkeypatch.setattr(views, "render", lambda *a, **k: rendered.append(1) or original(*a, **k))
     with statements(4):  # the table, the session, the game and its seats (whose phones are asleep)
@@ -106,7 +106,8 @@ def test_an_unchanged_phone_panel_answers_304_for_4_statements_and_no_rendering(
 def test_the_public_board_is_rendered_once_per_push_for_every_board(playing, monkeypatch, client, settings):
     """Two boards' sockets (a tablet, a spectator's phone) get the same bytes from one rendering in a push; a
     board holding them gets 304 from its GET, rendering nothing; a move renders what changed once, for both."""
-    from gameplay import pieces, pushes
+    from gameplay.live import frames as pushes
+    from gameplay.screens import pieces
 
     settings.SCREEN_PIECES_VERIFY = False  # it would render each reused fragment again: this test counts renders
     table, people, game = playing

@@ -1,4 +1,4 @@
-"""Screens in push frames (``gameplay.screens``): what a page assembles from its frames is what its GET shows.
+"""Screens in push frames (``gameplay.screens.table``): what a page assembles from its frames is what its GET shows.
 
 A phone's or board's socket gets ``{"v": n, "f": {id: html}, "t": {id: tag}}``: the fragments of its screen
 whose tag moved. Swapped into the page by element id (as ``table.js`` does), they must give, byte for byte
@@ -17,7 +17,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
-from gameplay import pushes
+from gameplay.live import frames as pushes
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from tests.conftest import Guest, start
@@ -257,7 +257,7 @@ def test_a_pushed_token_is_a_fresh_mask_of_the_cookie_secret():
 
     from django.middleware.csrf import CSRF_ALLOWED_CHARS, _get_new_csrf_string, _unmask_cipher_token
 
-    from gameplay.screens import csrf_token_for
+    from gameplay.screens.table import csrf_token_for
 
     secret = _get_new_csrf_string()
     tokens = [csrf_token_for(secret) for _ in range(3000)]
@@ -424,7 +424,7 @@ def test_a_game_s_end_is_one_public_part_on_every_phone_and_each_frame_equals_it
     what its GET shows."""
     from django.utils import translation
 
-    from gameplay.screens import TableNow
+    from gameplay.screens.table import TableNow
     from gameplay.templatetags.game_tags import native_digits
     from lobby.network import lan_base_url_for
 

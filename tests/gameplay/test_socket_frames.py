@@ -1,4 +1,4 @@
-"""Screens in push frames through the table socket (``gameplay.consumers`` with ``gameplay.screens``).
+"""Screens in push frames through the table socket (``gameplay.live.consumers`` with ``gameplay.screens.table``).
 
 A page that names its screen in the socket URL (``?view=phone`` / ``?view=board``) gets
 ``{"v": n, "f": {id: html}, "t": {id: tag}}``: its first push the whole screen, then the fragments
@@ -18,7 +18,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
-from gameplay import pushes
+from gameplay.live import frames as pushes
 from gameplay.selectors import game_state
 from gameplay.services import move_submit
 from tests.conftest import Guest, start
@@ -189,7 +189,7 @@ def a_move_any(table, people, game) -> None:
 @pytest.mark.django_db
 def test_one_push_reads_the_table_once_for_every_socket_of_a_process(table_with, django_assert_num_queries):
     """The first socket of a push reads the table, its game and seats; the others read nothing of them."""
-    from gameplay import pushes
+    from gameplay.live import frames as pushes
 
     table, people = table_with(5)
     start(table, people[0])

@@ -1,4 +1,4 @@
-"""Moves sent over the table socket (``gameplay.socket_moves``), judged as the POST judges them.
+"""Moves sent over the table socket (``gameplay.live.moves``), judged as the POST judges them.
 
 A phone's page sends a move form's fields over its socket; the answer names the move's number and
 is that socket's frame of the push the move made, or the panel with the refusal's note, or
@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from gameplay.models import Game
-from gameplay.screens import csrf_token_for
+from gameplay.screens.table import csrf_token_for
 from tests.conftest import Guest, start
 from tests.gameplay.helpers import awaited_movers, legal, move_data
 from tests.gameplay.test_privacy import normalized

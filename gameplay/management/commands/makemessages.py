@@ -1,5 +1,5 @@
 """makemessages that also collects the engines' N_() markers (engines import no Django) and the words of the
-Jinja templates (``*.jinja``, ``gameplay.jinja``): their ``_("…")``, ``ngettext("…", "…", n)`` and
+Jinja templates (``*.jinja``, ``gameplay.screens.jinja``): their ``_("…")``, ``ngettext("…", "…", n)`` and
 ``pgettext("…", "…")`` calls, read from the templates' tags as Django reads ``_("…")`` from its own."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 from django.core.management.commands import makemessages
 
-from gameplay.jinja import SUFFIX
+from gameplay.screens.jinja import SUFFIX
 
 _STRING = r'''"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*\''''
 _CALL = re.compile(rf"(?<![\w.])(_|gettext|ngettext|pgettext)\(\s*({_STRING})(?:\s*,\s*({_STRING}))?")

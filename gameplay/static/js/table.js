@@ -19,7 +19,7 @@
 // (the socket, from the Channels route "table_socket"); a page without them has no live updates.
 (function () {
   "use strict";
-  var HEARTBEAT_MS = 15000; // keep in sync with gameplay.consumers.HEARTBEAT_SECONDS
+  var HEARTBEAT_MS = 15000; // keep in sync with gameplay.live.consumers.HEARTBEAT_SECONDS
   var SILENCE_MS = HEARTBEAT_MS * 2.5 + 2500; // 40 s without any frame: the socket is dead
   var CONNECT_TIMEOUT_MS = 6000; // a handshake that takes longer is given up
   var POLL_MS = 3000; // polling while the socket is down or the bar shows
@@ -187,7 +187,7 @@
   var httpBad = false; // the last poll or htmx request failed or got a 5xx
   var socketBad = false; // the socket has been down a while and no poll has answered
   var shown = false;
-  var REPLACED = 4409; // gameplay.consumers.CLOSE_REPLACED: a newer socket of this browser took this one's place
+  var REPLACED = 4409; // gameplay.live.consumers.CLOSE_REPLACED: a newer socket of this browser took this one's place
   var replaced = false; // then it is not reopened until the page is looked at again (wake)
 
   // The bar: always in the page (so screen readers announce its text when it appears),
@@ -201,7 +201,7 @@
   function isOpen() { return socket !== null && socket.readyState === 1; }
 
   // Moves over the socket: a move form (form.move-form) tapped while the socket is open sends its fields
-  // and a number its answer names (gameplay.socket_moves). The answer is this screen's frame, swapped in
+  // and a number its answer names (gameplay.live.moves). The answer is this screen's frame, swapped in
   // like a push (a refused move's panel holds its note), or {"post": true}: then, as when no answer comes
   // within MOVE_ANSWER_MS or the socket drops first, htmx posts the same form (the same move id: a move
   // is never played twice). While it travels the form is marked (.sending) and its buttons are off.

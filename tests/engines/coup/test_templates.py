@@ -23,7 +23,7 @@ def context(view, players, me):
 
 
 def own_keys(view):
-    """What a seat's own part of the phone is rendered from (``gameplay.screens``): the engine's keys of its view,
+    """What a seat's own part of the phone is rendered from (``gameplay.screens.table``): the engine's keys of its view,
     and of the log its own private lines alone."""
     own = {key: value for key, value in view.items() if key in ENGINE.phone_private_keys | {"seat", "legal"}}
     own["log"] = [line for line in own["log"] if line.get("private")]
@@ -31,7 +31,7 @@ def own_keys(view):
 
 
 def phone(state, players, seat):
-    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens.table``): the public
     status line and public part from the board's view, and between them the seat's own part from its own keys
     (its own private log lines alone)."""
     own = own_keys(ENGINE.view(state, seat))

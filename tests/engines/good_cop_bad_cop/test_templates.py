@@ -23,7 +23,7 @@ def context(view, players, me):
 
 
 def phone(state, players, seat):
-    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens.table``): the public
     status line and public part from the board's view, and between them the seat's own part from its own keys
     (its own private log lines alone)."""
     view = ENGINE.view(state, seat)

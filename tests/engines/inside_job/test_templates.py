@@ -39,7 +39,7 @@ def context(state: dict, seat: int | None) -> dict:
 
 
 def phone(state: dict, seat: int) -> str:
-    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens``): the public
+    """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens.table``): the public
     status line and public part from the board's view, and between them the seat's own part from its own keys."""
     own = context(state, seat)
     own["view"] = {key: value for key, value in own["view"].items()

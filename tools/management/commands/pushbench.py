@@ -4,7 +4,7 @@ It seats ``--phones`` guests at an Inside Job table through the app's own pages 
 client: guest sign-in, the table, joining, the host's start), then pushes ``--pushes`` times, each
 after a real move (``--moves``: "vote" plays the vote window's answers one by one, a new proposal
 when it closes; "none" moves only the revision, so every fragment stays as it was): every phone's
-socket and the board's get their frame as JSON text from ``gameplay.pushes.push_frames``, exactly as
+socket and the board's get their frame as JSON text from ``gameplay.live.frames.push_frames``, exactly as
 the socket hub draws a table's frames. It prints the CPU time of a whole push (best, quartile, median)
 and per screen, and the frames' size per screen, then the median and slowest push by the kind of move pushed
 ("votes", "mission", "game over", "new game", ...: the slowest pushes are a game's end and the next game's start,
@@ -32,8 +32,8 @@ from django.test import Client
 
 from engines.registry import get_engine
 from gameplay import services
+from gameplay.live.frames import Socket, push_frames
 from gameplay.models import Game
-from gameplay.pushes import Socket, push_frames
 from gameplay.selectors import game_state
 from gameplay.services import game_start, move_submit
 from infra.warm import as_served, collect_when_due
@@ -74,7 +74,7 @@ def seat_table(phones: int) -> tuple[str, list[Client]]:
 
 
 class Command(BaseCommand):
-    help = "CPU time of one push to a table's phones and board (gameplay.pushes.push_frames), in process."
+    help = "CPU time of one push to a table's phones and board (gameplay.live.frames.push_frames), in process."
 
     def add_arguments(self, parser):
         parser.add_argument("--phones", type=int, default=7)

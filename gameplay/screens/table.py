@@ -8,8 +8,8 @@ bytes), so what a fragment shows can change only when its tag does. The page vie
 the socket push all call these functions: a pushed fragment is byte for byte what the GET shows (but
 for the per-render tokens: the CSRF token, a fresh mask of the same secret, and a move form's id).
 A public fragment is made once per table revision and language for every screen of the table (its pieces
-rendered again only when what they read changed: ``gameplay.pieces``), a seat's own fragment only when its
-tag moved. A push of these screens to a table's sockets: ``gameplay.pushes``.
+rendered again only when what they read changed: ``gameplay.screens.pieces``), a seat's own fragment only when its
+tag moved. A push of these screens to a table's sockets: ``gameplay.live.frames``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from engines.registry import get_engine
-from gameplay import pieces, presence
+from gameplay import presence
 from gameplay.models import Game, GameNight
-from gameplay.moderator import moderator_context
+from gameplay.screens import pieces
+from gameplay.screens.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
 from gameplay.selectors import (
     game_public_info,
@@ -43,6 +44,7 @@ from gameplay.selectors import (
     game_state,
     game_templates,
     handover_notes,
+    public_parts,
     seats_info,
     table_latest_game,
 )
@@ -163,7 +165,7 @@ def _session_store():
 @contextmanager
 def speaking(language: str) -> Iterator[None]:
     """``translation.override(language)``, or nothing where that is the language already: a push draws the screens
-    of one language one after another (:func:`gameplay.pushes.push_frames_of`), and setting the language and back
+    of one language one after another (:func:`gameplay.live.frames.push_frames_of`), and setting the language and back
     for each of them was ~3% of a push's CPU."""
     if translation.get_language() == language:
         yield
@@ -182,7 +184,7 @@ class Fragment:
     """A part of a screen: an element id, its template and the context that is all it shows.
 
     ``public``: the same for every screen of the table in a language (no form, no viewer): a piece
-    (``gameplay.pieces``), rendered again only when what it reads changed, its tag the digest of its bytes.
+    (``gameplay.screens.pieces``), rendered again only when what it reads changed, its tag the digest of its bytes.
     Any other fragment's tag is the digest of its context, so it is rendered only when that moved. ``tokens``:
     its forms take this viewer's CSRF token and a fresh move id. ``revision``: shown only in
     ``data-revision``, which the page script sets from each frame, so it is no part of the tag. ``tagged``:
@@ -355,7 +357,7 @@ class TableNow:
             board, info = self.game_ctx(None), self.info(language)
             self._shared[language] = digest([
                 self.table_ctx(language), {key: info[key] for key in SEAT_GAME_KEYS}, self.move_url,
-                {key: value for key, value in board.items() if key not in ("view", "me", "version", "window")}])
+                {key: value for key, value in board.items() if key not in ("view", "me", "version", "window", "parts")}])
         return self._shared[language]
 
     def phone_public(self, language: str | None = None) -> dict[str, Fragment]:
@@ -370,7 +372,7 @@ class TableNow:
             if board["public_template"]:
                 made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.jinja", {
                     "template": board["public_template"], "view": board["view"], "seats": board["seats"],
-                    "names": board["names"], "log_template": board["log_template"],
+                    "names": board["names"], "log_template": board["log_template"], "parts": board["parts"],
                 }, public=True, store=self.store, language=language)
             made["pv-reference"] = Fragment("pv-reference", "gameplay/_phone_reference.jinja", {
                 "engine": self.game.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
@@ -441,6 +443,7 @@ class TableNow:
             "window": window, **game_templates(game.engine)}
         if seat is None and game.status == Game.ENDED:
             made["ended_views"] = ended_views(game, self.view)
+        made["parts"] = public_parts(game.engine, view, seats, made.get("ended_views")) if seat is None else {}
         return made
 
 

@@ -4,7 +4,7 @@ A template named ``*.jinja`` (under ``templates/``) is compiled by Jinja2, and D
 it like any other (``{% include "….jinja" %}``, ``render_to_string``): Django's loader hands it over
 (:class:`Loader`). It renders from the names it uses (found once from its source and the sources it
 includes), each read from the Django context it is given, so the reads of a public piece are recorded as
-they are for Django's own templates (``gameplay.pieces``: a dict of the piece's context records which of
+they are for Django's own templates (``gameplay.screens.pieces``: a dict of the piece's context records which of
 its keys the render reads, whichever engine reads it). The other way, ``include("x.html", a=b)`` renders a
 Django template (or a Jinja one) from that Django context with ``a`` added, and ``piece(id, "x.jinja", a=b)``
 is ``{% piece %}``: the element that template draws, a piece a push may send alone. Pages stay Django's.
@@ -50,7 +50,7 @@ from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 from engines.registry import ENGINES
-from gameplay import pieces
+from gameplay.screens import pieces
 from gameplay.templatetags import game_tags, group_tags, hand_tags
 from gameplay.templatetags.url_memo import url_of
 
@@ -184,7 +184,7 @@ DJANGO = "django_context"  # the name under which a render holds the Django cont
 
 @jinja2.pass_context
 def _piece(context: jinja2.runtime.Context, piece_id: Any, template_name: str, **made_here: Any) -> Markup:
-    """``{% piece %}`` (``gameplay.pieces``): ``piece("bv-seat-" ~ s.index, "….jinja", s=s)`` is the element that
+    """``{% piece %}``: ``piece("bv-seat-" ~ s.index, "….jinja", s=s)`` is the element that
     template draws, a piece a push may send alone. The template sees the names of the Django context this render
     came from, and the names given (what this template made itself: a loop's item, a ``with``)."""
     return Markup(pieces.place_piece(_django_of(context), str(piece_id), get_template(template_name).render,

@@ -3,7 +3,7 @@
 A :class:`TableRound` holds the rows of one revision read once (``screens.TableNow``) and draws each socket's
 frame from them: the fragments of its screen whose tags moved since it was last sent them. The latest round
 of each table is kept (:data:`ROUNDS_OF_THIS_PROCESS`), so a move's answer and every socket of the table share
-one. The socket hub (``gameplay.consumers.Hub``) calls :func:`push_frames` once per push for all of a table's
+one. The socket hub (``gameplay.live.consumers.Hub``) calls :func:`push_frames` once per push for all of a table's
 sockets here, and :func:`heartbeat_look` at each heartbeat.
 """
 
@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from django.utils import translation
 
-from gameplay import pieces, presence
+from gameplay import presence
 from gameplay.models import Game
-from gameplay.screens import (
+from gameplay.screens import pieces
+from gameplay.screens.table import (
     BOARD_ROOT,
     PHONE_ROOT,
     Screen,

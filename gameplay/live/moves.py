@@ -1,7 +1,7 @@
 """A move sent over the table socket the phone's page holds, instead of a POST.
 
 The page sends the move form's fields (``{"move": {name: value or [values]}, "id": n}``); they are
-judged exactly as the POST's (``gameplay.views.move``): the form's CSRF token against the socket's
+judged exactly as the POST's (``gameplay.web.views.move``): the form's CSRF token against the socket's
 CSRF cookie, the form read by ``forms.read_move_form``, the move by ``services.move_submit`` against
 the table as it is now, for the player the socket's session is now. The answer is this socket's
 frame of the push the move made (``{"answer": n, "v", "f", "t"}``), or, for a refused move, the
@@ -17,11 +17,11 @@ from django.middleware.csrf import CSRF_SECRET_LENGTH, CSRF_TOKEN_LENGTH, _does_
 from django.utils import translation
 
 from gameplay import services
-from gameplay.forms import BadMoveForm, read_move_form
-from gameplay.pushes import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
-from gameplay.screens import TABLE, TableNow, viewers_of_sessions
+from gameplay.live.frames import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
+from gameplay.screens.table import TABLE, TableNow, viewers_of_sessions
 from gameplay.services import MoveRefused
-from gameplay.views import refusal_answer
+from gameplay.web.forms import BadMoveForm, read_move_form
+from gameplay.web.views import refusal_answer
 
 MAX_FIELDS = 64  # a move form has a handful; a pick of every card of ten players stays far below
 

@@ -4,7 +4,7 @@ One template per page with a partial that htmx refetches on ``table-changed``; t
 gets only engine views (``gameplay.selectors``), never the state or the Game row. Before and
 between games the phone shows the lobby's part (``lobby.context``, ``lobby/_table.jinja``).
 A refused move is a domain error from ``gameplay.services``; :data:`REFUSALS` says, in one
-place, what each kind answers. The host's controls and seat links are ``gameplay.controls``.
+place, what each kind answers. The host's controls and seat links are ``gameplay.web.controls``.
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engines.registry import ENGINES, get_engine
 from gameplay import presence, services
-from gameplay.forms import BadMoveForm, read_move_form
+from gameplay.live.frames import move_answer
 from gameplay.models import Game
-from gameplay.pushes import move_answer
-from gameplay.screens import (
+from gameplay.screens.table import (
     TableNow,
     Viewer,
     board_screen,
@@ -59,6 +58,7 @@ from gameplay.services import (
     Stale,
     WindowClosed,
 )
+from gameplay.web.forms import BadMoveForm, read_move_form
 from lobby import notify
 from lobby.context import table_info
 from lobby.models import Table
@@ -141,7 +141,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
 def board_page(request: HttpRequest, code: str) -> HttpResponse:
     """The public board for the tablet in the middle: public facts only.
 
-    The full page adds the moderator's drawer (``gameplay.screens.moderator_screen``) beside the public
+    The full page adds the moderator's drawer (``gameplay.screens.table.moderator_screen``) beside the public
     partial, never inside it: the host's board is the same public bytes plus the controls.
     """
     table = table_or_404(request, code)

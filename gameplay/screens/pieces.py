@@ -1,6 +1,6 @@
 """Public pieces of a table's screens, rendered again only when what they read has changed.
 
-A public fragment of a screen (``gameplay.screens``) is the same for every screen of a table in a language,
+A public fragment of a screen (``gameplay.screens.table``) is the same for every screen of a table in a language,
 and a template is a pure function of what it reads from its context. So a render records what it reads:
 every name of its context and every key of a dict inside (``view.phase``, ``game.deadline_ms``, a seat's
 vote), each as a path with the value it held. The next time, the piece is rendered again only if one of

@@ -22,7 +22,7 @@ from gameplay import nights, services
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, SeatHandover
 from gameplay.seats import DEVICES_KEY, session_devices
 from gameplay.selectors import game_public_info, game_seat_of, table_running_game
-from gameplay.views import respond
+from gameplay.web.views import respond
 from lobby import known_tables
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg

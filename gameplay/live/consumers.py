@@ -1,10 +1,10 @@
 """The table socket: the table's revision number, and for a page that asks, what changed on its screen;
-a phone's page sends its moves over it (``gameplay.socket_moves``), answered with its frame.
+a phone's page sends its moves over it (``gameplay.live.moves``), answered with its frame.
 
 Frames to the page are ``{"v": revision}`` and, every ``HEARTBEAT_SECONDS``, ``{"hb": 1}``.
 A page that names its screen in the socket's URL (``?view=phone`` or ``?view=board``) gets
 pushes as ``{"v": revision, "f": {id: html}, "t": {id: tag}}`` instead: the fragments of its screen
-that changed, as its own htmx GET would show them at that moment (``gameplay.screens``), so a
+that changed, as its own htmx GET would show them at that moment (``gameplay.screens.table``), so a
 move costs no round trip and renders what is the same for many screens once. When the page must
 ask for itself (its session ended, it holds no CSRF cookie), the push is the number alone.
 
@@ -46,7 +46,9 @@ from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 from django.utils import translation
 
-from gameplay import presence, pushes, socket_moves
+from gameplay import presence
+from gameplay.live import frames as pushes
+from gameplay.live import moves as socket_moves
 from gameplay.seats import session_devices
 from infra import jsontext, layers, limits, socket_bounds
 from infra.warm import collect_when_due
@@ -155,7 +157,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await super().close(code=code, reason=reason)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        """A phone's page sends its moves (``{"move": fields, "id": n}``, see ``gameplay.socket_moves``), and
+        """A phone's page sends its moves (``{"move": fields, "id": n}``, see ``gameplay.live.moves``), and
         nothing else: any other frame (bytes, text that is not JSON, JSON nested too deep or of another shape,
         a number too big) closes the socket with ``CLOSE_BAD_FRAME``, one log line and no traceback. Frames
         over a few KiB never get here (``infra.socket_bounds``)."""

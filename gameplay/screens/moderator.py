@@ -4,7 +4,7 @@ The board page is the public board (``templates/gameplay/_board.jinja``, the sam
 everyone) plus this fragment (``templates/gameplay/_moderator.jinja``, refreshed on its own on
 every table change). Everyone's fragment says who hosts after the role changed hands; the
 host's holds the controls, which post to the very views the host's phone uses
-(``lobby.views`` seat tools and settings, ``gameplay.controls``) with ``back=board``.
+(``lobby.views`` seat tools and settings, ``gameplay.web.controls``) with ``back=board``.
 
 Nothing here reads a game's state or an engine view: only the lobby's seats and settings, the
 game row's public info (``game_public_info``: never the seed before the end), the seats' names
