@@ -52,7 +52,7 @@ MAX_UNSENT_BYTES = int(os.environ.get("SOCKET_MAX_UNSENT_BYTES", str(1024 * 1024
 # "disconnected" within its close handshake's timeout, a second or so).
 DRAIN_SECONDS = 10.0
 
-CLOSE_BAD_MESSAGE = 4400  # the app's: a message it does not take (gameplay.consumers)
+CLOSE_BAD_MESSAGE = 4400  # the app's: a message it does not take (gameplay.live.consumers)
 CLOSE_TOO_BIG = 4413
 CLOSE_FLOOD = 4429
 # The closes of a client that broke the rules: the server reads nothing more from it.

@@ -1,8 +1,8 @@
 """What the lobby part of a table's pages shows: seats, settings, timers, the join link and its QR.
 
-The phone page (``gameplay.views``) shows ``templates/lobby/_table.jinja`` before and between
+The phone page (``gameplay.web.views``) shows ``templates/lobby/_table.jinja`` before and between
 games with :func:`table_lobby`; the board shows the join link and seats with :func:`join_link_for`
-and :func:`seat_names`; the moderator's controls on the board (``gameplay.moderator``) use
+and :func:`seat_names`; the moderator's controls on the board (``gameplay.screens.moderator``) use
 :func:`host_seats` and :func:`host_settings`. Everything here is read from lobby rows; nothing knows about games.
 """
 

@@ -1,7 +1,7 @@
 """The ``<code:…>`` path converter: a table code as a person typed it, normalized once.
 
 Registered by ``LobbyConfig.ready()`` (before any urlconf is built: the HTTP routes in
-``config/urls.py`` and the socket's in ``gameplay/routing.py`` both use it). A view gets the
+``config/urls.py`` and the socket's in ``gameplay/live/routing.py`` both use it). A view gets the
 code upper-cased, letters and digits only; the lookup (and the counting of unknown codes) is
 ``lobby.views.table_or_404``.
 """

@@ -11,7 +11,7 @@ refused only for a browser that does not know the table already:
 
 Such a lookup costs no limit read at all, and a known code whose table has gone is not counted as
 a guess. Everyone else from that address, a guesser's fresh browser included, waits the minute out.
-Pages (``lobby.views.table_or_404``) and the socket (``gameplay.consumers``) follow the same rule.
+Pages (``lobby.views.table_or_404``) and the socket (``gameplay.live.consumers``) follow the same rule.
 """
 
 from __future__ import annotations

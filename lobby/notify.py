@@ -13,10 +13,10 @@ polling heal them), bounds every send with ``SEND_TIMEOUT_SECONDS``, and retries
 (after ``RETRY_SECONDS``) until it is stale, so a Redis that froze for a few seconds still
 delivers when it wakes.
 
-A move made for a browser that is answered with the fresh panel (``gameplay.views.move``, inside
+A move made for a browser that is answered with the fresh panel (``gameplay.web.views.move``, inside
 :func:`answering`) says so in its push: ``"answered"`` is a digest of that browser's session key
 (never the key). That browser's own socket then gets the number alone, on whichever process it is
-open (``gameplay.consumers.Hub``): its POST's answer holds that panel already.
+open (``gameplay.live.consumers.Hub``): its POST's answer holds that panel already.
 
 Sends run on the server's own event loop once a socket has connected in this process
 (:func:`bind_loop`, called by the consumer): the in-memory channel layer only delivers on

@@ -357,7 +357,8 @@ class TableNow:
             board, info = self.game_ctx(None), self.info(language)
             self._shared[language] = digest([
                 self.table_ctx(language), {key: info[key] for key in SEAT_GAME_KEYS}, self.move_url,
-                {key: value for key, value in board.items() if key not in ("view", "me", "version", "window", "parts")}])
+                {key: value for key, value in board.items()
+                 if key not in ("view", "me", "version", "window", "parts")}])
         return self._shared[language]
 
     def phone_public(self, language: str | None = None) -> dict[str, Fragment]:
