@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "csp",
     "lobby",
     "gameplay",
+    "community",
     "tools",
 ]
 

@@ -11,8 +11,8 @@ from django.urls import include, path
 from django.views.decorators.http import require_GET
 from django.views.generic import TemplateView
 
-from gameplay import group_views as group
-from gameplay import nights
+from community import nights
+from community import views as group
 from gameplay.web import controls
 from gameplay.web import views as game
 from lobby import account, signin
@@ -65,8 +65,8 @@ urlpatterns = [
     path("t/<code:code>/host/end/", controls.host_end, name="host_end"),
     path("t/<code:code>/host/bot/", controls.host_bot, name="host_bot"),
     # Game nights: the host opens and closes a series; its summary (players, hosts, group members only).
-    path("t/<code:code>/host/night/start/", controls.host_night_start, name="host_night_start"),
-    path("t/<code:code>/host/night/end/", controls.host_night_end, name="host_night_end"),
+    path("t/<code:code>/host/night/start/", group.host_night_start, name="host_night_start"),
+    path("t/<code:code>/host/night/end/", group.host_night_end, name="host_night_end"),
     path("t/<code:code>/nights/<int:night_id>/", nights.night_summary, name="night_summary"),
     # The host role changes hands: to a seated player, or to a tablet by a one-time link.
     path("t/<code:code>/host/pass/", lobby.host_pass, name="host_pass"),

@@ -13,13 +13,13 @@ from collections.abc import Iterable, Sequence
 from engines import fair
 from engines.registry import ENGINES
 from gameplay.models import Game
-from gameplay.stats import GameRecord, finished_games
+from gameplay.records import GameRecord, finished_games
 from lobby.models import Group, Seat, Table
 
 
 def minority_seats_of(record: GameRecord) -> set[int]:
     """The seats dealt the minority role in a finished game: the game's ``minority``, a team or a role as the
-    end's reveal names it (``gameplay.stats``)."""
+    end's reveal names it (``gameplay.records``)."""
     engine = ENGINES.get(record.engine)
     if engine is None or engine.minority is None:
         return set()

@@ -1,4 +1,5 @@
-"""Layers point one way (engines and infra under lobby, under gameplay, under tools and config), and no ring.
+"""Layers point one way (engines and infra under lobby, under gameplay, under community, under tools and config),
+and no ring.
 
 Read from the source (ast), so every import counts wherever it sits: at the top, inside a
 function, behind ``TYPE_CHECKING``, or spelled ``import_module("...")``.
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "engines", "gameplay", "infra", "lobby", "tools")
+PACKAGES = ("community", "config", "engines", "gameplay", "infra", "lobby", "tools")
 
 
 def _module_name(path: Path) -> str:
@@ -77,21 +78,25 @@ def _first_party(name: str) -> str | None:
 
 def test_the_walk_finds_the_apps_and_their_imports():
     assert {"lobby.services", "lobby.views", "gameplay.services", "gameplay.web.views", "config.urls",
-            "tools.chaos", "tools.management.commands.loadtest", "infra.resilience", "engines.base"} <= set(MODULES)
+            "community.views", "community.nights", "tools.chaos", "tools.management.commands.loadtest",
+            "infra.resilience", "engines.base"} <= set(MODULES)
     # The walk sees imports inside functions too (the app configs import there).
     assert any(name == "lobby.signals" for _, name in imports_of("gameplay.apps"))
 
 
 # What each top-level package may import of the project, besides itself: every arrow points down.
 # engines (pure rules) and infra (the shared helpers under the apps) import no project package;
+# community (groups, game nights, stats, ratings: after the games) sits on gameplay, and neither gameplay nor
+# lobby imports it (the board's night scoreboard comes through a hook it fills: ``CommunityConfig.ready``);
 # config (settings, URLs, ASGI) and tools (load, chaos, benches) sit on top and no app imports them.
 MAY_IMPORT = {
     "engines": set(),
     "infra": set(),
     "lobby": {"engines", "infra"},
     "gameplay": {"engines", "infra", "lobby"},
-    "tools": {"engines", "infra", "lobby", "gameplay"},
-    "config": {"engines", "infra", "lobby", "gameplay"},
+    "community": {"engines", "infra", "lobby", "gameplay"},
+    "tools": {"engines", "infra", "lobby", "gameplay", "community"},
+    "config": {"engines", "infra", "lobby", "gameplay", "community"},
 }
 
 
@@ -121,12 +126,16 @@ def test_the_rule_catches_an_arrow_up_and_django_in_the_engines():
     assert wrong_imports("engines.base", [(7, "django.conf"), (8, "json")]) == [
         "line 7: django.conf (engines use the standard library alone)"]
     assert wrong_imports("tools.chaos", [(9, "gameplay.selectors"), (10, "django.conf")]) == []
+    assert wrong_imports("gameplay.fairness", [(11, "community.stats")]) == ["line 11: community.stats"]
+    assert wrong_imports("lobby.account", [(12, "community.views")]) == ["line 12: community.views"]
+    assert wrong_imports("community.stats", [(13, "gameplay.records"), (14, "lobby.models")]) == []
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_down(module):
-    """lobby tells gameplay things by signals (``lobby.signals``) and table rows, never by import; no app
-    imports ``config`` or ``tools``; ``infra`` imports no app; ``engines`` import nothing of Django."""
+    """lobby tells gameplay things by signals (``lobby.signals``) and table rows, never by import; neither imports
+    ``community`` (it reads their rows and fills gameplay's hooks); no app imports ``config`` or ``tools``;
+    ``infra`` imports no app; ``engines`` import nothing of Django."""
     assert wrong_imports(module, imports_of(module)) == [], f"{module} imports across the layers"
 
 

@@ -122,7 +122,7 @@ def code_fingerprint(root: Path) -> dict[str, tuple[float, int]]:
     not be applied to the run's database.
     """
     found: dict[str, tuple[float, int]] = {}
-    for folder in ("config", "engines", "gameplay", "lobby", "templates"):
+    for folder in ("community", "config", "engines", "gameplay", "lobby", "templates"):
         for path in (root / folder).rglob("*"):
             if path.is_file() and path.suffix in (".py", ".html") and "__pycache__" not in path.parts:
                 stat = path.stat()

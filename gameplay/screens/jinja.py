@@ -51,7 +51,7 @@ from markupsafe import Markup
 
 from engines.registry import ENGINES
 from gameplay.screens import pieces
-from gameplay.templatetags import game_tags, group_tags, hand_tags
+from gameplay.templatetags import game_tags, hand_tags
 from gameplay.templatetags.url_memo import url_of
 
 _OPERATORS = {"in": lambda a, b: a in b, "notin": lambda a, b: a not in b, "lt": operator.lt, "gt": operator.gt,
@@ -218,12 +218,24 @@ def _nativedigits(context: jinja2.runtime.Context, caller: Callable[[], str]) ->
     return Markup(game_tags.in_native_digits(_django_of(context), caller))
 
 
+# The values of a table's game-night scoreboard between games, from (table, game): the community app hands them
+# over (``community.apps.CommunityConfig.ready``: ``group_tags.night_scoreboard``), so gameplay never imports it.
+_NIGHT_SCOREBOARD: list[Callable[[Any, Any], dict]] = []
+
+
+def night_scoreboard_from(values: Callable[[Any, Any], dict]) -> None:
+    """The board's game-night scoreboard is drawn from ``values(table, game)`` (none until it is given)."""
+    _NIGHT_SCOREBOARD[:] = [values]
+
+
 @jinja2.pass_context
 def _night_scoreboard(context: jinja2.runtime.Context, table: Any, game: Any = None) -> Markup:
-    """``{% night_scoreboard table game %}`` (``group_tags``): its template with its own values alone, as Django's
-    inclusion tags render."""
+    """``{% night_scoreboard table game %}`` (``community``'s ``group_tags``): its template with its own values
+    alone, as Django's inclusion tags render; nothing without the community app."""
+    if not _NIGHT_SCOREBOARD:
+        return Markup("")
     template = engines["django"].engine.get_template("groups/_night_scoreboard.html")
-    return Markup(template.render(_django_of(context).new(group_tags.night_scoreboard(table, game))))
+    return Markup(template.render(_django_of(context).new(_NIGHT_SCOREBOARD[0](table, game))))
 
 
 @jinja2.pass_context

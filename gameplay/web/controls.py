@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from gameplay import nights, services
+from gameplay import services
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, SeatHandover
 from gameplay.seats import DEVICES_KEY, session_devices
 from gameplay.selectors import game_public_info, game_seat_of, table_running_game
@@ -101,30 +101,6 @@ def host_end(request: HttpRequest, table: Table, game: Game) -> HttpResponse:
                                                              "back": _board_back(request)})
     services.game_end_early(game=game, by=request.player)
     return _back(request, table)
-
-
-@require_POST
-def host_night_start(request: HttpRequest, code: str) -> HttpResponse:
-    """The host opens a game night: the table's games from now on make one series (``gameplay.nights``)."""
-    table = host_table(request, code)
-    try:
-        nights.night_start(table=table)
-    except nights.NightError as error:
-        return _back(request, table, str(error))
-    messages.success(request, _("Game night started: every game finished from now on counts."))
-    return _back(request, table)
-
-
-@require_POST
-def host_night_end(request: HttpRequest, code: str) -> HttpResponse:
-    """The host closes the game night and lands on its summary (the board shows its final scoreboard)."""
-    table = host_table(request, code)
-    try:
-        night = nights.night_end(table=table)
-    except nights.NightError as error:
-        return _back(request, table, str(error))
-    url = nights.summary_url(night, table.code)
-    return redirect(url + ("?back=board" if _board_back(request) else ""))
 
 
 @require_POST

@@ -6,7 +6,7 @@ nights (:func:`group_nights`) are the nights played for it. A night holds no gam
 games are the table's games that *finished* while it was open (``started <= Game.finished <= ended``; a night still
 open takes every game finished since it started). So nothing on ``Game`` changes, a game that
 was running when the night started counts once it finishes, and one finished after the end
-does not. Figures come from finished games only (``gameplay.stats.finished_games``: their
+does not. Figures come from finished games only (``community.stats.finished_games``: their
 outcomes, the log's verdict): a game the host ended early is listed but never scores, and a
 running game's state never enters.
 
@@ -34,10 +34,11 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
+from community.stats import Tally, finished_games
 from engines.registry import ENGINES
 from gameplay.models import Game, GameNight, GameSeat
+from gameplay.records import GameRecord, record_of
 from gameplay.services import GameError
-from gameplay.stats import GameRecord, Tally, finished_games, record_of
 from lobby.models import Group, Membership, Player, Table
 from lobby.notify import table_notify
 from lobby.views import table_or_404
@@ -48,7 +49,7 @@ class NightError(GameError):
 
 
 # ---------------------------------------------------------------------------------------------
-# Writes: the host starts and ends a night (the views are gameplay.web.controls.host_night_*).
+# Writes: the host starts and ends a night (the views are community.views.host_night_*).
 
 
 def night_start(*, table: Table) -> GameNight:
@@ -101,7 +102,7 @@ def night_games(night: GameNight) -> QuerySet[Game]:
 
 
 def night_records(night: GameNight) -> list[GameRecord]:
-    """The night's finished games as ``gameplay.stats`` records, oldest first (two queries)."""
+    """The night's finished games as ``gameplay.records`` records, oldest first (two queries)."""
     return finished_games(night_games(night))
 
 
@@ -300,7 +301,7 @@ class NightReport:
 def night_report(night: GameNight) -> NightReport:
     """The night's games, oldest first, and its scoreboard: the host's summary and the group's page alike."""
     games = list(night_games(night).order_by("finished", "pk").prefetch_related("seats"))
-    # The records name the seats as every figure page does (``gameplay.stats.record_of``).
+    # The records name the seats as every figure page does (``gameplay.records.record_of``).
     records = {g.pk: record_of(g, g.seats.all()) for g in games if g.status == Game.FINISHED and g.outcome is not None}
     return NightReport(night=night, games=games, board=scoreboard(records.values()),
                        rows=[_game_row(game, records.get(game.pk)) for game in games])

@@ -1,9 +1,13 @@
 """Group pages (members only: anyone else gets 404), invite links, a player's stats, the ratings page,
-the player's downloads and the deletion of their account.
+the player's downloads, the host's game-night controls and the deletion of their account.
 
-Figures come from finished games' outcomes and logs (``gameplay.stats``, ``gameplay.ratings``), never
+Figures come from finished games' outcomes and logs (``community.stats``, ``community.ratings``), never
 a running game's state. A group's pages answer 404 to non-members, so nobody learns a group exists.
 Secret figures (``stats.PRIVATE_FIGURES``) appear only on the player's own page and download.
+
+The deletion of an account is here, not with the lobby's account page (``lobby.account``), because it
+also erases the names on the player's game seats and refuses while they sit in a running game
+(``gameplay.models``, ``gameplay.services.forget_ender``): the lobby never imports gameplay.
 """
 
 from __future__ import annotations
@@ -21,14 +25,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from engines.registry import ENGINES
-from gameplay import nights, services
-from gameplay.charts import bar_chart, line_chart
-from gameplay.models import Game, GameSeat
-from gameplay.ratings import MIN_GAMES, leaderboard, rate_games
-from gameplay.stats import (
+from community import nights
+from community.charts import bar_chart, line_chart
+from community.ratings import MIN_GAMES, leaderboard, rate_games
+from community.stats import (
     FIGURES,
-    GameRecord,
     export_rows,
     group_records,
     head_to_head,
@@ -37,11 +38,16 @@ from gameplay.stats import (
     public_figures,
     stats_context,
 )
+from engines.registry import ENGINES
+from gameplay import services
+from gameplay.models import Game, GameSeat
+from gameplay.records import GameRecord
 from infra import limits
 from lobby import account, groups
 from lobby.models import Group, Membership, Player
 from lobby.network import lan_base_url
 from lobby.services import LobbyError
+from lobby.views import back_to, host_table
 
 
 def _member_group(request: HttpRequest, group_id: int) -> Group:
@@ -109,7 +115,7 @@ def group_detail(request: HttpRequest, group_id: int) -> HttpResponse:
     played = {r.engine for r in records}
     recent = [{"title": _title(r.engine), "finished": r.finished, "names": list(r.names),
                "winners": [r.names[s] for s in sorted(r.winners)]} for r in reversed(records[-10:])]
-    # The group's latest nights, each counted as its page lists it (gameplay.nights.night_games).
+    # The group's latest nights, each counted as its page lists it (community.nights.night_games).
     latest = [{"key": n.pk, "started": n.started, "games": nights.night_games(n).count()}
               for n in nights.group_nights(group)[:5]]
     return render(request, "groups/detail.html", {
@@ -277,6 +283,33 @@ def my_export(request: HttpRequest, fmt: str) -> HttpResponse:
         raise Http404("no such format")
     response["Content-Disposition"] = f'attachment; filename="my-games.{fmt}"'
     return response
+
+
+@require_POST
+def host_night_start(request: HttpRequest, code: str) -> HttpResponse:
+    """The host opens a game night: the table's games from now on make one series (``community.nights``).
+    Back to the page the control was used on (the table page, or the moderator's board: ``back=board``)."""
+    table = host_table(request, code)
+    try:
+        nights.night_start(table=table)
+    except nights.NightError as error:
+        messages.error(request, str(error))
+        return back_to(request, table)
+    messages.success(request, _("Game night started: every game finished from now on counts."))
+    return back_to(request, table)
+
+
+@require_POST
+def host_night_end(request: HttpRequest, code: str) -> HttpResponse:
+    """The host closes the game night and lands on its summary (the board shows its final scoreboard)."""
+    table = host_table(request, code)
+    try:
+        night = nights.night_end(table=table)
+    except nights.NightError as error:
+        messages.error(request, str(error))
+        return back_to(request, table)
+    url = nights.summary_url(night, table.code)
+    return redirect(url + ("?back=board" if request.POST.get("back") == "board" else ""))
 
 
 @require_GET

@@ -12,17 +12,17 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from gameplay.charts import bar_chart, line_chart
-from gameplay.models import Game, GameSeat
-from gameplay.ratings import MIN_GAMES, leaderboard, rate_games
-from gameplay.stats import (
+from community.charts import bar_chart, line_chart
+from community.ratings import MIN_GAMES, leaderboard, rate_games
+from community.stats import (
     group_records,
     head_to_head,
     player_records,
     player_stats,
-    seat_role,
     stats_context,
 )
+from gameplay.models import Game, GameSeat
+from gameplay.records import seat_role
 from lobby.models import Group, Membership, Player, Table
 from tests.conftest import start
 from tests.gameplay.test_moves import play_to_end
@@ -339,7 +339,7 @@ def test_a_player_downloads_their_finished_games_as_json_and_csv(recorded, clien
 
 
 def test_a_groups_game_nights_are_its_hosts_nights(recorded, client):
-    """The group lists the nights the host started for it (gameplay.nights), with their games only."""
+    """The group lists the nights the host started for it (community.nights), with their games only."""
     from gameplay.models import GameNight
 
     group, (a, b, c, d) = recorded

@@ -1,4 +1,4 @@
-"""Game-night tags for the board and the host's controls (``gameplay.nights``).
+"""Game-night tags for the board and the host's controls (``community.nights``).
 
 ``{% night_scoreboard table game %}``: the running scoreboard of the table's game night, for the
 board between games (the open night; after the host ends it, its final scoreboard until the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django import template
 
-from gameplay import nights
+from community import nights
 from gameplay.models import GameNight
 
 register = template.Library()

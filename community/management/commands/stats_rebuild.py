@@ -1,6 +1,6 @@
 """Rebuild the figures from the event log: each finished game's outcome and figures from its replayed moves.
 
-Stats and ratings (``gameplay.stats``, ``gameplay.ratings``) are computed from finished games'
+Stats and ratings (``community.stats``, ``community.ratings``) are computed from finished games'
 ``Game.outcome``, seats and per-seat figures (what each game counts from its log, as its
 presentation.py declares: ``stats.log_figures``). The outcome and the cached figures are
 caches of what the log says. This command replays every finished game (of one group with
@@ -16,11 +16,8 @@ import json
 from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError
 
-from engines.registry import get_engine
-from gameplay.models import Game
-from gameplay.ratings import leaderboard, rate_games
-from gameplay.selectors import game_replay
-from gameplay.stats import (
+from community.ratings import leaderboard, rate_games
+from community.stats import (
     FIGURES,
     FIGURES_CACHE_SECONDS,
     PRIVATE_FIGURES,
@@ -29,6 +26,9 @@ from gameplay.stats import (
     group_records,
     player_stats,
 )
+from engines.registry import get_engine
+from gameplay.models import Game
+from gameplay.selectors import game_replay
 from infra.resilience import cache_guard
 from lobby.models import Group, Player
 

@@ -22,10 +22,7 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from engines.base import seed_hash
-from engines.registry import get_engine
-from gameplay.models import Game, GameSeat, Move
-from gameplay.stats import (
+from community.stats import (
     FIGURES_VERSION,
     figures_key,
     group_records,
@@ -33,6 +30,9 @@ from gameplay.stats import (
     player_records,
     player_stats,
 )
+from engines.base import seed_hash
+from engines.registry import get_engine
+from gameplay.models import Game, GameSeat, Move
 from lobby.models import Group, Membership, Player, Table
 
 pytestmark = pytest.mark.django_db

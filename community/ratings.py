@@ -25,7 +25,7 @@ from datetime import datetime
 
 from openskill.models import PlackettLuce
 
-from gameplay.stats import GameRecord
+from gameplay.records import GameRecord
 
 MIN_GAMES = 5
 MODEL = PlackettLuce()

@@ -18,11 +18,11 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
+from community.stats import group_records, player_stats
 from gameplay.models import Game, GameSeat
-from gameplay.stats import group_records, player_stats
 from lobby.models import Group, Membership, Player, Seat
+from tests.community.test_stats_figures import COUP_TOTALS, PASSWORD, build_figured
 from tests.conftest import start
-from tests.gameplay.test_stats_figures import COUP_TOTALS, PASSWORD, build_figured
 
 pytestmark = pytest.mark.django_db
 NEUTRAL = "Deleted player"

@@ -3,7 +3,8 @@ streaks; head-to-head; and the figures each game counts from its own log.
 
 The event log is the source of truth: a finished game's ``Game.outcome`` is the engine's outcome
 of its replayed log (``manage.py stats_rebuild`` checks and rewrites it), and everything here is
-derived from those outcomes and the game seats, by pure functions over ``GameRecord`` rows. Only
+derived from those outcomes and the game seats, by pure functions over ``GameRecord`` rows
+(``gameplay.records``: the read of finished games the game start's fair deals share). Only
 finished games count: a running game's state, and a game the host ended early, never enter.
 
 The per-seat figures of a game that an outcome does not hold come from replaying the game's moves
@@ -19,75 +20,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from engines.base import seat_team
 from engines.registry import ENGINES, get_engine
+from gameplay import records as game_records
 from gameplay.models import Game, Move
+from gameplay.records import GameRecord, SeatFigures
 from infra.resilience import cache_guard
-from lobby.account import shown_seat_name
 from lobby.models import Group, Player
 
 logger = logging.getLogger(__name__)
-
-# One seat's figures from the log (``log_figures``): figure name -> count.
-SeatFigures = dict[str, int]
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """One finished game as the figures see it: who sat where, who won, each seat's team and role."""
-
-    id: int
-    engine: str
-    finished: datetime | None
-    players: int
-    # By seat index: the player's id (None for a bot or a seat whose player is gone) and the seat's name.
-    seat_players: tuple[int | None, ...]
-    names: tuple[str, ...]
-    winners: frozenset[int]
-    teams: tuple[str | None, ...]
-    roles: tuple[str | None, ...]
-    team_game: bool
-    # By seat: the figures its log gives (``log_figures``); () when they were not asked for.
-    figures: tuple[SeatFigures, ...] = field(default=(), hash=False)
-
-    def seat_of(self, player_id: int) -> int | None:
-        """The seat ``player_id`` played in this game, or None."""
-        return self.seat_players.index(player_id) if player_id in self.seat_players else None
-
-
-def seat_role(engine: str, outcome: dict, seat: int) -> str | None:
-    """A seat's role from the end-of-game reveal, in the game's own words (None where the game has none):
-    the engine's ``seat_role`` (its presentation.py)."""
-    found = ENGINES.get(engine)
-    return found.seat_role(outcome, seat) if found is not None else None
-
-
-def record_of(game: Game, seats: Iterable, figures: tuple[SeatFigures, ...] = ()) -> GameRecord:
-    """The record of a finished game row with its GameSeats (in index order), and its figures if given."""
-    outcome = game.outcome or {}
-    ordered = sorted(seats, key=lambda s: s.index)
-    # A seat a bot finished for its player (a departed phone) still counts as that player's game.
-    players = [s.player_id for s in ordered]
-    return GameRecord(
-        id=game.pk,
-        engine=game.engine,
-        finished=game.finished,
-        players=game.players,
-        seat_players=tuple(players),
-        # A deleted account's seats read as the neutral name (their stored names were erased).
-        names=tuple(shown_seat_name(s.name) for s in ordered),
-        winners=frozenset(int(w) for w in outcome.get("winners", [])),
-        teams=tuple(seat_team(outcome, i) for i in range(len(ordered))),
-        roles=tuple(seat_role(game.engine, outcome, i) for i in range(len(ordered))),
-        team_game=bool(outcome.get("teams")),
-        figures=figures,
-    )
 
 
 def finished_games(games: QuerySet[Game], *, figures: bool = False) -> list[GameRecord]:
@@ -95,10 +40,7 @@ def finished_games(games: QuerySet[Game], *, figures: bool = False) -> list[Game
 
     ``figures``: with each game's figures from its log (``games_figures``: the cache, or a replay).
     """
-    rows = list(games.filter(status=Game.FINISHED, outcome__isnull=False).order_by("finished", "pk")
-                .prefetch_related("seats"))
-    found = games_figures(rows) if figures else {}
-    return [record_of(game, game.seats.all(), found.get(game.pk, ())) for game in rows]
+    return game_records.finished_games(games, figures_of=games_figures if figures else None)
 
 
 def group_records(group: Group, *, figures: bool = False) -> list[GameRecord]:

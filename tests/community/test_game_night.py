@@ -1,4 +1,4 @@
-"""Game nights (gameplay.nights): the host opens and closes a series; the board shows its running
+"""Game nights (community.nights): the host opens and closes a series; the board shows its running
 scoreboard between games (public results only, never during play); the summary page's figures
 equal hand-computed ones and are for the night's players, hosts and group members only."""
 
@@ -13,9 +13,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from community.nights import night_records, scoreboard
 from engines.base import seat_team
 from gameplay.models import Game, GameNight, GameSeat
-from gameplay.nights import night_records, scoreboard
 from gameplay.selectors import game_state
 from lobby.models import Group, Membership, Table
 from tests.conftest import start
