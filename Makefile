@@ -49,7 +49,9 @@ services:
 		echo "PostgreSQL on 127.0.0.1:5432 or Redis on 127.0.0.1:6379 did not start"; exit 1
 
 # The browser tests drive Debian's Chromium, with fonts that draw Persian, Japanese and emoji (so the
-# screenshots in docs/screens/ show real text); as root we install them, otherwise we say how.
+# screenshots in docs/screens/ show real text), and phones in WebKit (Safari's engine: WebKitGTK's
+# WebKitWebDriver on an Xvfb screen) and Firefox ESR (over WebDriver BiDi) beside it
+# (tests/e2e/test_every_engine_browser.py); as root we install them, otherwise we say how.
 FONT_PACKAGES := fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 browser:
 	@command -v chromium >/dev/null || { \
@@ -62,6 +64,14 @@ browser:
 			echo "installing fonts (apt-get): $(FONT_PACKAGES)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FONT_PACKAGES) >/dev/null; \
 		else echo "Fonts for Persian, Japanese and emoji are missing: sudo apt-get install $(FONT_PACKAGES)"; exit 1; fi; }
+	@missing=""; command -v WebKitWebDriver >/dev/null || missing="$$missing webkit2gtk-driver"; \
+		command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
+		command -v firefox-esr >/dev/null || missing="$$missing firefox-esr"; \
+		[ -z "$$missing" ] || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing WebKit and Firefox (apt-get):$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else echo "WebKit and Firefox for the phones in every engine are missing: sudo apt-get install$$missing"; exit 1; fi; }
 
 lint: install
 	$(BIN)/ruff check .

@@ -95,3 +95,52 @@ def save_screenshots(pages, prefix: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     for i, page in enumerate(pages):
         page.screenshot(path=str(ARTIFACTS / f"{prefix}-{i}.png"), full_page=True)
+
+
+# ---- Phones in every engine (tests/e2e/engines_drivers.py): WebKit and Firefox beside Chromium ----
+
+@pytest.fixture(scope="session")
+def xvfb():
+    """A private X screen for WebKitGTK's windows. Missing WebKit or Xvfb fails the run saying what to install."""
+    from tests.e2e.engines_drivers import Xvfb, require
+
+    require("webkit")
+    screen = Xvfb()
+    yield screen
+    screen.stop()
+
+
+@pytest.fixture(scope="session")
+def firefox():
+    """One headless Firefox ESR over WebDriver BiDi for the whole run; each phone is a user context of it."""
+    from tests.e2e.engines_drivers import Firefox, require
+
+    require("firefox")
+    started = Firefox()
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def phones(browser, request):
+    """``phones(engine)``: a new phone (tests/e2e/engines_drivers.Phone) in ``chromium``, ``webkit`` or ``firefox``;
+    every phone opened is closed after the test."""
+    from tests.e2e.engines_drivers import ChromiumPhone, FirefoxPhone, WebKitPhone
+
+    opened = []
+
+    def open_phone(engine: str):
+        if engine == "chromium":
+            phone = ChromiumPhone(browser, PHONE)
+        elif engine == "webkit":
+            phone = WebKitPhone(request.getfixturevalue("xvfb").display)
+        elif engine == "firefox":
+            phone = FirefoxPhone(request.getfixturevalue("firefox"))
+        else:
+            raise ValueError(engine)
+        opened.append(phone)
+        return phone
+
+    yield open_phone
+    for phone in opened:
+        phone.close()

@@ -1,0 +1,409 @@
+"""Phones in the three browser engines people hold at a table, behind one small interface.
+
+- Chromium: Debian's ``chromium`` through Playwright (as every other browser test).
+- WebKit (Safari's engine): Debian's ``webkit2gtk-driver`` (WebKitWebDriver and its MiniBrowser) through Selenium,
+  on a private Xvfb screen (WebKitGTK has no headless mode); it reports a Safari user agent.
+- Firefox: Debian's ``firefox-esr``, headless, over WebDriver BiDi (built into Firefox; Debian ships no geckodriver)
+  with the small client below on ``websocket-client``. One Firefox process; each phone its own user context (its
+  own cookies and storage, as another phone would have).
+
+A missing browser fails the run and says what to install (``make test`` installs them as root), never a skip.
+
+Every phone is driven through real input: clicks and holds are pointer actions at the element's place on the
+screen (WebDriver actions, BiDi ``input.performActions``), not ``element.click()`` from a script.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+WEBKIT_DRIVER = shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"
+MINIBROWSER = next(iter(sorted(Path("/usr/lib").glob("*/webkit2gtk-4.*/MiniBrowser"))), None)
+FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox") or "/usr/bin/firefox-esr"
+XVFB = shutil.which("Xvfb") or "/usr/bin/Xvfb"
+
+INSTALL = {
+    "webkit": "WebKit (WebKitWebDriver and Xvfb) is missing: apt-get install webkit2gtk-driver xvfb "
+              "(make test installs them as root)",
+    "firefox": "Firefox is missing: apt-get install firefox-esr (make test installs it as root)",
+}
+
+# A phone's screen, as the Chromium tests' PHONE (360×740 CSS pixels).
+WIDTH, HEIGHT = 360, 740
+
+
+def require(engine: str) -> None:
+    """Fail (never skip) when ``engine``'s browser is not installed, saying what to install."""
+    missing = {
+        "webkit": not (Path(WEBKIT_DRIVER).exists() and MINIBROWSER and Path(XVFB).exists()),
+        "firefox": not Path(FIREFOX).exists(),
+    }.get(engine, False)
+    if missing:
+        pytest.fail(INSTALL[engine])
+
+
+def js_call(function: str) -> str:
+    """A function expression taking one JSON-text argument, answering the JSON text of ``function(arg)``."""
+    return (f"(__a) => {{ const __r = ({function})(JSON.parse(__a)); "
+            "return __r === undefined ? 'null' : JSON.stringify(__r); }")
+
+
+# Where an element lies on the screen, scrolled into view first (its centre, in viewport CSS pixels).
+CENTRE = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) return null;
+  el.scrollIntoView({block: 'center', inline: 'center'});
+  const r = el.getBoundingClientRect();
+  return {x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2)};
+}"""
+
+
+class Phone:
+    """One phone: a page in one engine."""
+
+    engine = ""
+
+    # -- what each engine provides --
+    def goto(self, url: str) -> None:
+        raise NotImplementedError
+
+    def reload(self) -> None:
+        raise NotImplementedError
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        """``function`` (a JS function expression of one argument) called with ``arg``; its JSON-able result."""
+        raise NotImplementedError
+
+    def add_cookie(self, base: str, name: str, value: str) -> None:
+        raise NotImplementedError
+
+    def press(self, x: int, y: int) -> None:
+        """A finger (pointer) goes down at (x, y) and stays down."""
+        raise NotImplementedError
+
+    def lift(self) -> None:
+        raise NotImplementedError
+
+    def screenshot(self, path: Path) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- the same on every engine --
+    def count(self, selector: str) -> int:
+        return int(self.evaluate("(s) => document.querySelectorAll(s).length", selector))
+
+    def text(self, selector: str) -> str:
+        return str(self.evaluate("(s) => document.querySelector(s).innerText", selector))
+
+    def wait_for(self, predicate: str, arg: Any = None, timeout: float = 15.0) -> Any:
+        """Poll ``predicate`` (a JS function of one argument) until it answers truthy; a navigation under way
+        (the page gone between two polls) is only waited out."""
+        deadline = time.monotonic() + timeout
+        last: Exception | None = None
+        while True:
+            try:
+                found = self.evaluate(predicate, arg)
+                if found:
+                    return found
+                last = None
+            except Exception as error:  # noqa: BLE001 - a page being replaced answers with an error; look again
+                last = error
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.engine}: timed out after {timeout:.0f} s waiting for {predicate!r} "
+                                     f"({arg!r}){f'; last error: {last}' if last else ''}")
+            time.sleep(0.1)
+
+    def wait_selector(self, selector: str, timeout: float = 15.0) -> None:
+        self.wait_for("(s) => !!document.querySelector(s)", selector, timeout)
+
+    def centre(self, selector: str, timeout: float = 10.0) -> tuple[int, int]:
+        at = self.wait_for(CENTRE, selector, timeout)
+        return at["x"], at["y"]
+
+    def click(self, selector: str, timeout: float = 10.0) -> None:
+        x, y = self.centre(selector, timeout)
+        self.press(x, y)
+        self.lift()
+
+    def hold(self, selector: str) -> None:
+        self.press(*self.centre(selector))
+
+    def fill(self, selector: str, value: str) -> None:
+        """Type into a field as a keyboard would (the field focused by a tap first)."""
+        self.click(selector)
+        self.type_text(value)
+
+    def type_text(self, value: str) -> None:
+        raise NotImplementedError
+
+    def user_agent(self) -> str:
+        return str(self.evaluate("() => navigator.userAgent"))
+
+
+class ChromiumPhone(Phone):
+    """A Playwright page in Debian's Chromium (the ``browser`` fixture), as a 360×740 touch phone."""
+
+    engine = "chromium"
+
+    def __init__(self, browser, context_options: dict) -> None:
+        self.context = browser.new_context(**context_options)
+        self.page = self.context.new_page()
+
+    def goto(self, url: str) -> None:
+        self.page.goto(url)
+
+    def reload(self) -> None:
+        self.page.reload()
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        return json.loads(self.page.evaluate(js_call(function), json.dumps(arg)))
+
+    def add_cookie(self, base: str, name: str, value: str) -> None:
+        self.context.add_cookies([{"name": name, "value": value, "url": base}])
+
+    def press(self, x: int, y: int) -> None:
+        self.page.mouse.move(x, y)
+        self.page.mouse.down()
+
+    def lift(self) -> None:
+        self.page.mouse.up()
+
+    def type_text(self, value: str) -> None:
+        self.page.keyboard.type(value)
+
+    def screenshot(self, path: Path) -> None:
+        self.page.screenshot(path=str(path))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+class Xvfb:
+    """A private X screen for WebKitGTK (it has no headless mode); its display number chosen by Xvfb."""
+
+    def __init__(self) -> None:
+        read, write = os.pipe()
+        self.process = subprocess.Popen(
+            [XVFB, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            self.process.kill()
+            raise RuntimeError("Xvfb did not start")
+        self.display = f":{number}"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(5)
+        if self.process.poll() is None:
+            self.process.kill()
+
+
+class WebKitPhone(Phone):
+    """WebKitGTK's MiniBrowser through WebKitWebDriver (Selenium), a 360-pixel-wide window on the Xvfb screen."""
+
+    engine = "webkit"
+
+    def __init__(self, display: str) -> None:
+        from selenium import webdriver
+        from selenium.webdriver.webkitgtk.options import Options
+        from selenium.webdriver.webkitgtk.service import Service
+
+        options = Options()
+        options.overlay_scrollbars_enabled = True
+        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display},
+                          log_output=subprocess.DEVNULL)
+        self.driver = webdriver.WebKitGTK(options=options, service=service)
+        self.driver.set_window_rect(0, 0, WIDTH, HEIGHT)
+        self.driver.set_script_timeout(20)
+        self.driver.set_page_load_timeout(30)
+
+    def goto(self, url: str) -> None:
+        self.driver.get(url)
+
+    def reload(self) -> None:
+        self.driver.refresh()
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        return json.loads(self.driver.execute_script(f"return ({js_call(function)})(arguments[0]);", json.dumps(arg)))
+
+    def add_cookie(self, base: str, name: str, value: str) -> None:
+        if not self.driver.current_url.startswith(base):
+            self.driver.get(base + "/static/css/app.css")  # the cookie's site first (WebDriver's rule)
+        self.driver.add_cookie({"name": name, "value": value, "path": "/"})
+
+    def _actions(self):
+        from selenium.webdriver.common.actions.action_builder import ActionBuilder
+        from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+        return ActionBuilder(self.driver, mouse=PointerInput("mouse", "finger"))
+
+    def press(self, x: int, y: int) -> None:
+        actions = self._actions()
+        actions.pointer_action.move_to_location(x, y)
+        actions.pointer_action.pointer_down()
+        actions.perform()
+
+    def lift(self) -> None:
+        actions = self._actions()
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    def type_text(self, value: str) -> None:
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        ActionChains(self.driver).send_keys(value).perform()
+
+    def screenshot(self, path: Path) -> None:
+        self.driver.save_screenshot(str(path))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.driver.quit()
+
+
+class BiDiError(RuntimeError):
+    pass
+
+
+class Firefox:
+    """One headless Firefox ESR and a WebDriver BiDi session on it (a small synchronous client)."""
+
+    def __init__(self) -> None:
+        import websocket  # websocket-client, which Selenium brings
+
+        self.profile = tempfile.mkdtemp(prefix="h44-firefox-")
+        # The remote agent sets its recommended preferences itself (no updates, no first-run pages).
+        Path(self.profile, "user.js").write_text(
+            'user_pref("browser.shell.checkDefaultBrowser", false);\n'
+            'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n'
+            'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);\n'
+            'user_pref("browser.startup.homepage_override.mstone", "ignore");\n'
+            'user_pref("font.name-list.emoji", "Noto Color Emoji");\n')
+        self.process = subprocess.Popen(
+            [FIREFOX, "--headless", "--no-remote", "--profile", self.profile, "--remote-debugging-port", "0",
+             "--remote-allow-hosts", "127.0.0.1", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "MOZ_CRASHREPORTER_DISABLE": "1", "MOZ_HEADLESS": "1"})
+        address = None
+        deadline = time.monotonic() + 60
+        assert self.process.stderr is not None
+        while address is None:
+            line = self.process.stderr.readline()
+            if not line and self.process.poll() is not None:
+                raise RuntimeError("Firefox exited before its WebDriver BiDi server listened")
+            found = re.search(r"WebDriver BiDi listening on (ws://\S+)", line)
+            if found:
+                address = found.group(1)
+            if time.monotonic() > deadline:
+                raise RuntimeError("Firefox's WebDriver BiDi server did not listen in 60 s")
+        # Firefox keeps writing to stderr: drain it so it never blocks on a full pipe.
+        self._drain = subprocess.Popen(["cat"], stdin=self.process.stderr, stdout=subprocess.DEVNULL)
+        self.socket = websocket.create_connection(address.rstrip("/") + "/session", timeout=60,
+                                                  suppress_origin=True)
+        self.ids = itertools.count(1)
+        self.version = self.send("session.new", {"capabilities": {"alwaysMatch": {"acceptInsecureCerts": True}}})[
+            "capabilities"]["browserVersion"]
+
+    def send(self, method: str, params: dict) -> dict:
+        number = next(self.ids)
+        self.socket.send(json.dumps({"id": number, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.socket.recv())
+            if message.get("id") != number:
+                continue  # an event (none subscribed) or a late answer
+            if message.get("type") == "error":
+                raise BiDiError(f"{method}: {message.get('error')}: {message.get('message')}")
+            return message["result"]
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.send("browser.close", {})
+        with contextlib.suppress(Exception):
+            self.socket.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(10)
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._drain.wait(5)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class FirefoxPhone(Phone):
+    """A tab of the shared Firefox in a user context of its own, its viewport 360×740 at 2× (a phone)."""
+
+    engine = "firefox"
+
+    def __init__(self, firefox: Firefox) -> None:
+        self.firefox = firefox
+        self.user_context = firefox.send("browser.createUserContext", {})["userContext"]
+        self.context = firefox.send("browsingContext.create", {"type": "tab", "userContext": self.user_context})[
+            "context"]
+        firefox.send("browsingContext.setViewport", {"context": self.context,
+                                                     "viewport": {"width": WIDTH, "height": HEIGHT},
+                                                     "devicePixelRatio": 2})
+
+    def goto(self, url: str) -> None:
+        self.firefox.send("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"})
+
+    def reload(self) -> None:
+        self.firefox.send("browsingContext.reload", {"context": self.context, "wait": "complete"})
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        answer = self.firefox.send("script.callFunction", {
+            "functionDeclaration": js_call(function), "awaitPromise": False, "target": {"context": self.context},
+            "arguments": [{"type": "string", "value": json.dumps(arg)}], "userActivation": True})
+        if answer["type"] == "exception":
+            raise BiDiError(answer["exceptionDetails"].get("text", "a script error"))
+        return json.loads(answer["result"]["value"])
+
+    def add_cookie(self, base: str, name: str, value: str) -> None:
+        host = re.match(r"https?://([^:/]+)", base).group(1)  # type: ignore[union-attr]
+        self.firefox.send("storage.setCookie", {
+            "cookie": {"name": name, "value": {"type": "string", "value": value}, "domain": host, "path": "/"},
+            "partition": {"type": "storageKey", "userContext": self.user_context}})
+
+    def _pointer(self, actions: list[dict]) -> None:
+        self.firefox.send("input.performActions", {"context": self.context, "actions": [
+            {"type": "pointer", "id": "finger", "parameters": {"pointerType": "mouse"}, "actions": actions}]})
+
+    def press(self, x: int, y: int) -> None:
+        self._pointer([{"type": "pointerMove", "x": x, "y": y}, {"type": "pointerDown", "button": 0}])
+
+    def lift(self) -> None:
+        self._pointer([{"type": "pointerUp", "button": 0}])
+
+    def type_text(self, value: str) -> None:
+        keys = [{"type": kind, "value": char} for char in value for kind in ("keyDown", "keyUp")]
+        self.firefox.send("input.performActions", {"context": self.context, "actions": [
+            {"type": "key", "id": "keyboard", "actions": keys}]})
+
+    def screenshot(self, path: Path) -> None:
+        data = self.firefox.send("browsingContext.captureScreenshot", {"context": self.context})["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.firefox.send("browsingContext.close", {"context": self.context})
+        with contextlib.suppress(Exception):
+            self.firefox.send("browser.removeUserContext", {"userContext": self.user_context})
