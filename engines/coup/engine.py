@@ -55,6 +55,7 @@ class CoupEngine(BaseEngine):
     # What the web layer shows beside the views (presentation.py).
     figures = presentation.FIGURES
     reference = staticmethod(presentation.reference)
+    public_parts = staticmethod(presentation.public_parts)
     template_tags = presentation.TEMPLATE_TAGS
 
     def log_figures(self, state: State, options: JSONDict, moves: Sequence[tuple[int | None, JSONDict | None]],

@@ -1,4 +1,5 @@
-"""What the web layer shows of Coup beside its views: the reference card's facts, each seat's figures
+"""What the web layer shows of Coup beside its views: the board's seats as plain parts (``public_parts``: each
+seat's element projected from the board's view alone), the reference card's facts, each seat's figures
 from a finished game's log (claims, bluffs and challenges), all of them public once the game is over,
 and an Exchange's choices by card position for its templates."""
 
@@ -43,6 +44,58 @@ def reference(view: JSONDict, players: int, options: JSONDict) -> JSONDict:
     copies = cards.copies(players)
     return {"actions": actions, "court": [{"card": c, "n": copies} for c in cards.characters(inquisitor)],
             "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
+
+
+def public_parts(view: JSONDict, seats: Sequence[JSONDict],
+                 ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:
+    """Each seat's element of the board (``bv-seat-N``, templates/games/coup/board_seat.jinja): all it shows, from
+    the board's view, the seats and, for a game the host ended, each seat's own last view (its hand, face up)."""
+    log = view.get("log") or []
+    last = log[-1] if log else {}
+    return {f"bv-seat-{s['index']}": _seat_part(view, s, last, ended_views) for s in seats}
+
+
+def _at(values: Any, index: int) -> Any:
+    """``values[index]``, or None where there is no such item (the templates' ``get``)."""
+    try:
+        return values[index]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def _seat_part(view: JSONDict, seat: JSONDict, last: JSONDict,
+               ended_views: Sequence[JSONDict] | None) -> JSONDict:
+    """One seat's element: its state on the table (the classes), its coins, cards and badges."""
+    index = int(seat["index"])
+    pending = view.get("pending") or {}
+    match = view.get("match") or {}
+    factions = view.get("factions")
+    return {
+        "index": index,
+        "seat": {"name": seat["name"], "is_bot": bool(seat["is_bot"])},
+        "active": view.get("turn") == index,
+        "out": not _at(view.get("alive"), index),
+        "awaited": index in (view.get("awaiting") or ()),
+        "actor": pending.get("actor") == index,
+        "new": index in (last.get("seat"), last.get("target")),
+        "coins": _at(view.get("coins"), index),
+        **_seat_cards(view, index, ended_views),
+        "faction": _at(factions, index) if factions else None,
+        # In a match of several rounds, the rounds this seat has won of the ones it takes.
+        "match": {"wins": _at(match.get("wins"), index), "target": match["target"]}
+        if (match.get("target") or 0) > 1 else None,
+        "blocker": (pending.get("block") or {}).get("seat") == index,
+        "challenger": pending.get("challenger") == index and view.get("phase") == "reveal",
+    }
+
+
+def _seat_cards(view: JSONDict, index: int, ended_views: Sequence[JSONDict] | None) -> JSONDict:
+    """A seat's cards: its hand face up at the end (a finished game's reveal, or the seat's own last view in a game
+    the host ended), else as many backs as it holds (two at most); its lost influence face up."""
+    reveal = (view.get("outcome") or {}).get("reveal") or {}
+    hand = _at(reveal.get("hands"), index) or (_at(ended_views, index) or {}).get("hand") or []
+    held = _at(view.get("counts"), index) or 0
+    return {"hand": list(hand), "backs": 0 if hand else min(held, 2), "lost": list(_at(view.get("lost"), index) or [])}
 
 
 def _claim(action: JSONDict, inquisitor: bool) -> str | None:

@@ -45,6 +45,7 @@ class GoodCopBadCopHealthEngine(BaseEngine):
     # What the web layer shows beside the views (presentation.py).
     minority = presentation.MINORITY
     reference = staticmethod(presentation.reference)
+    public_parts = staticmethod(presentation.public_parts)
     seat_role = staticmethod(presentation.seat_role)
     is_minority = staticmethod(presentation.is_minority)
 

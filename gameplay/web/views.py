@@ -44,6 +44,7 @@ from gameplay.selectors import (
     game_state,
     handover_notes,
     player_history,
+    public_parts,
     table_running_game,
 )
 from gameplay.services import (
@@ -256,6 +257,7 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     if game.status == Game.ENDED and context["step"] == game.version:  # the replay's last step shows every seat's cards
         state, engine = game_state(game), get_engine(game.engine)
         context["ended_views"] = ended_views(game, lambda seat: engine.view(state, seat))
+        context["parts"] = public_parts(game.engine, context["view"], context["seats"], context["ended_views"])
     context["handovers"] = handover_notes(game, last=None)
     # Replay steps keep the share token of a link, so a shared page can step through too.
     context["share_query"] = f"k={game.share_token}&" if request.GET.get("k") else ""

@@ -15,11 +15,11 @@ CARD_WORDS = {"duke": "Duke", "assassin": "Assassin", "captain": "Captain",
 
 
 def context(view, players, me):
-    """The context the web layer gives phone.html and board.html."""
+    """The context the web layer gives phone.html and board.html (the board's seats drawn from ``parts``)."""
     seats = [{"index": s, "name": NAMES[s], "is_bot": False, "is_me": s == me} for s in range(players)]
     return {"view": view, "seats": seats, "me": me, "names": NAMES[:players], "move_url": "/m",
             "log_template": "games/coup/log_line.jinja",
-            "version": 3, "move_id": "x", "csrf_token": "t"}
+            "version": 3, "move_id": "x", "csrf_token": "t", "parts": ENGINE.public_parts(view, seats, None)}
 
 
 def own_keys(view):

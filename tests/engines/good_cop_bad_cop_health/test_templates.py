@@ -17,14 +17,15 @@ T = "games/good_cop_bad_cop_health/"
 
 
 def context(state, seat):
-    """The context the web layer gives phone.jinja and board.jinja."""
+    """The context the web layer gives phone.jinja and board.jinja (the board's seats drawn from ``parts``)."""
     players = state["n"]
     names = [f"Player{i}" for i in range(players)]
     seats = [{"index": i, "name": names[i], "is_bot": False, "is_me": i == seat} for i in range(players)]
-    return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
+    view = ENGINE.view(state, seat)
+    return {"view": view, "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
             "log_template": "games/good_cop_bad_cop_health/log_line.jinja",
-            "version": 3, "move_id": "x", "csrf_token": "t"}
+            "version": 3, "move_id": "x", "csrf_token": "t", "parts": ENGINE.public_parts(view, seats, None)}
 
 
 def phone(state, seat):
