@@ -33,6 +33,7 @@ class InsideJobEngine(BaseEngine):
     private_figures = presentation.PRIVATE_FIGURES
     minority = presentation.MINORITY
     reference = staticmethod(presentation.reference)
+    public_parts = staticmethod(presentation.public_parts)
 
     def log_figures(self, state: State, options: JSONDict, moves: Sequence[tuple[int | None, JSONDict | None]],
                     players: int) -> tuple[dict[str, int], ...]:

@@ -1,7 +1,9 @@
 """What the web layer shows of Inside Job beside its views: the reference card's facts, each seat's figures
 from a finished game's log (sabotaged missions, the Assassin's guess), a seat's revealed role, the
-minority side a fair deal evens out, and what its templates compute from a view: a team member's two
-mission cards and the mission track's geometry (drawn by templates/games/inside_job/track.jinja)."""
+minority side a fair deal evens out, what its templates compute from a view (a team member's two mission cards,
+the mission track's geometry: templates/games/inside_job/track_drawing.jinja), and the public parts: each piece of
+the board and of the phone's public part as the plain dict that is all it shows (``public_parts``), the one thing
+its template reads (as ``part``)."""
 
 from __future__ import annotations
 
@@ -106,10 +108,107 @@ def _x(i: int, step: int, margin: int, width: int, rtl: bool) -> int:
     return width - x if rtl else x
 
 
-def track(view: JSONDict, rtl: bool = False) -> JSONDict:
-    """The missions (centre, size, result, Sabotage marks, the two-Sabotage ring, the current one) and the
-    rejection pips of ``view``, in viewBox units; a right-to-left page runs the track from the right, as its
-    text runs. Only public facts of the view become circles, marks and pips."""
+def track(part: JSONDict, rtl: bool = False) -> JSONDict:
+    """The missions of the part ``ij-track`` (:func:`track_part`) placed (centre, Sabotage marks, where the result
+    badge and the two-Sabotage tag go) and its rejection pips, in viewBox units; a right-to-left page runs the track
+    from the right, as its text runs."""
+    missions = []
+    for mission in part["missions"]:
+        count = mission["count"]
+        n_marks = count or 0
+        start = -(n_marks * MARK_W + (n_marks - 1) * MARK_GAP) / 2 if n_marks else 0
+        missions.append({
+            **mission, "x": _x(mission["n"] - 1, STEP, MARGIN, WIDTH, rtl),
+            "rejected_out": bool(mission["result"]) and count is None,  # lost to five rejected proposals
+            # Relative to the mission's centre: its Sabotage cards, the result badge, the two-Sabotage tag.
+            "marks": [round(start + k * (MARK_W + MARK_GAP), 1) for k in range(n_marks)],
+            "badge_dx": -30 if rtl else 30, "two_dx": 30 if rtl else -30,
+        })
+    most = int(part["max_rejections"] or 5)
+    done = int(part["rejections"] or 0)
+    pips_width = PIP_MARGIN * 2 + PIP_STEP * (most - 1)
+    pips = [{"x": _x(j, PIP_STEP, PIP_MARGIN, pips_width, rtl), "filled": j < done, "last": j == most - 1}
+            for j in range(most)]
+    return {"missions": missions, "pips": pips, "pips_width": pips_width, "rejections": done, "max": most}
+
+
+# The public parts (``public_parts``): what each piece of the board and of the phone's public part shows.
+LOG_TEMPLATE = "games/inside_job/log_line.jinja"
+PHONE_LOG_LINES = 8  # the newest public lines the phone shows
+NO_SEAT = "—"  # a seat's name where there is no seat (game_tags.seat_name's)
+
+
+def public_parts(view: JSONDict, seats: Sequence[JSONDict],
+                 ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:
+    """Element id → all it shows, from the board's view: each seat (``bv-seat-N``), the middle of the board
+    (``bv-now``), the track (``ij-track``, drawn inside ``bv-track`` on the board and ``pv-track`` on a phone: their
+    parts hold it as ``track``) and the phone's public log (``pv-log``). Roles only once the game is over."""
+    names = [s["name"] for s in seats]
+    log = list(view.get("log") or [])
+    last: JSONDict = log[-1] if log else {}
+    drawn = track_part(view)
+    parts = {f"bv-seat-{s['index']}": seat_part(view, s, last, ended_views) for s in seats}
+    parts["bv-track"] = {"new": last.get("event") in ("mission", "auto_fail"), "track": drawn}
+    parts["bv-now"] = now_part(view, names)
+    parts["ij-track"] = drawn
+    parts["pv-track"] = {"track": drawn}
+    parts["pv-log"] = log_part(log, names)
+    return parts
+
+
+def seat_part(view: JSONDict, seat: JSONDict, last: JSONDict, ended_views: Sequence[JSONDict] | None) -> JSONDict:
+    """A seat on the board: its name, whether it leads, is awaited, is on the team, was named by the newest log
+    line, holds the Lady; its Voted/Played badge, its last vote ("approve", "reject" or None: not shown) and, at
+    the end, its role (``revealed``)."""
+    i = seat["index"]
+    phase = view.get("phase")
+    votes = view.get("votes")
+    revealed, role = _revealed_role(view, i, ended_views)
+    return {
+        "seat": {"index": i, "name": seat["name"], "is_bot": bool(seat["is_bot"])},
+        "leader": i == view.get("leader") and not view.get("outcome"),
+        "awaited": i in (view.get("awaiting") or []),
+        "in_team": i in (view.get("team") or []),
+        "new": (i == last.get("leader") and last.get("event") == "proposal") or i == last.get("seat"),
+        "lady": i == view.get("lady"),
+        "voted": phase == "vote" and i in (view.get("voted") or []),
+        "played": phase == "mission" and i in (view.get("played") or []),
+        "vote": ("approve" if _at(votes, i) else "reject") if votes and phase != "vote" else None,
+        "revealed": revealed, "role": role,
+    }
+
+
+def _revealed_role(view: JSONDict, index: int, ended_views: Sequence[JSONDict] | None) -> tuple[bool, str | None]:
+    """Whether roles are public (a finished game's reveal, or a game the host ended) and this seat's."""
+    roles = (view.get("reveal") or {}).get("roles")
+    if not roles and not ended_views:
+        return False, None
+    mine = _at(ended_views, index)
+    return True, _at(roles, index) or (mine.get("role") if isinstance(mine, dict) else None)
+
+
+def now_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
+    """The middle of the board: the phase, the mission (number and team size; None while the Assassin chooses),
+    the leader, the proposed team, whom the table waits for (by name, where the phase's line names them), the
+    Lady's holder in her phase, the fifth-proposal warning and whether the last vote's title shows."""
+    phase = view.get("phase")
+    return {
+        "phase": phase,
+        "mission": None if phase == "assassinate" else {"n": view.get("mission_number"), "size": view.get("team_size")},
+        "leader": _name(view.get("leader"), names),
+        "team": [_name(s, names) for s in view.get("team") or []],
+        "awaiting": [_name(s, names) for s in view.get("awaiting") or []]
+        if phase in ("vote", "mission", "assassinate") else [],
+        "lady": _name(view.get("lady"), names) if phase == "lady" else None,
+        "last_chance": phase == "vote" and view.get("rejections") == 4,
+        "votes_title": bool(view.get("votes")) and phase != "vote",
+    }
+
+
+def track_part(view: JSONDict) -> JSONDict:
+    """The mission track's facts: each mission's number, team size, result, Sabotage count (once played), whether
+    it needs two Sabotage cards and whether it is the one being played; the rejected proposals. Its geometry is
+    :func:`track`'s, in the page's direction."""
     sizes = list(view.get("mission_sizes") or [])
     results = list(view.get("missions") or [])
     counts = list(view.get("sabotage_counts") or [])
@@ -118,26 +217,40 @@ def track(view: JSONDict, rtl: bool = False) -> JSONDict:
     missions = []
     for i, size in enumerate(sizes):
         result = results[i] if i < len(results) else None
-        count = counts[i] if i < len(counts) and result else None
-        n_marks = count or 0
-        start = -(n_marks * MARK_W + (n_marks - 1) * MARK_GAP) / 2 if n_marks else 0
         missions.append({
-            "n": i + 1, "x": _x(i, STEP, MARGIN, WIDTH, rtl), "size": size, "result": result, "count": count,
-            "rejected_out": bool(result) and count is None,  # lost to five rejected proposals
+            "n": i + 1, "size": size, "result": result, "count": counts[i] if i < len(counts) and result else None,
             "two": (needed[i] if i < len(needed) else 1) >= 2,
             "current": live and not result and i + 1 == view.get("mission_number"),
-            # Relative to the mission's centre: its Sabotage cards, the result badge, the two-Sabotage tag.
-            "marks": [round(start + k * (MARK_W + MARK_GAP), 1) for k in range(n_marks)],
-            "badge_dx": -30 if rtl else 30, "two_dx": 30 if rtl else -30,
         })
-    most = int(view.get("max_rejections") or 5)
-    done = int(view.get("rejections") or 0)
-    pips_width = PIP_MARGIN * 2 + PIP_STEP * (most - 1)
-    pips = [{"x": _x(j, PIP_STEP, PIP_MARGIN, pips_width, rtl), "filled": j < done, "last": j == most - 1}
-            for j in range(most)]
-    return {"missions": missions, "pips": pips, "pips_width": pips_width, "rejections": done, "max": most}
+    return {"missions": missions, "two_legend": 2 in needed, "rejections": view.get("rejections"),
+            "max_rejections": view.get("max_rejections")}
 
 
-# What the game's templates call (``{{ view|mission_cards }}``, ``{% ij_track view rtl as t %}``).
+def log_part(log: Sequence[JSONDict], names: list[str]) -> JSONDict:
+    """The phone's public log: its newest public lines, newest first, with the seats' names and the template that
+    writes a line (the ``log_line`` global)."""
+    lines: list[JSONDict] = []
+    for line in reversed(log):
+        if len(lines) >= PHONE_LOG_LINES:
+            break
+        if not line.get("private"):
+            lines.append(line)
+    return {"template": LOG_TEMPLATE, "lines": lines, "names": names}
+
+
+def _at(items: Any, index: int) -> Any:
+    """``items[index]``, None where there is none (the templates' ``get``)."""
+    try:
+        return items[index]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def _name(seat: Any, names: Sequence[str]) -> str:
+    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
+    return NO_SEAT if seat is None else str(names[int(seat)])
+
+
+# What the game's templates call (``{{ view|mission_cards }}``, ``ij_track(part, language_bidi())``).
 TEMPLATE_FILTERS = {"mission_cards": mission_cards}
 TEMPLATE_TAGS = {"ij_track": track}

@@ -29,13 +29,16 @@ def game_to_the_end(players: int, options: dict, seed: int) -> list[dict]:
 
 
 def context(state: dict, seat: int | None) -> dict:
-    """The context the web layer gives a game partial."""
+    """The context the web layer gives a game partial (the board's and the phone's public pieces drawn from
+    ``parts``, the board's only)."""
     names = [f"Player{chr(65 + s)}" for s in range(state["players"])]
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == seat}
              for s in range(state["players"])]
-    return {"view": ENGINE.view(state, seat), "seats": seats, "me": seat, "names": names,
+    view = ENGINE.view(state, seat)
+    return {"view": view, "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
-            "log_template": "games/inside_job/log_line.jinja", "version": 3, "move_id": "x", "csrf_token": "t"}
+            "log_template": "games/inside_job/log_line.jinja", "version": 3, "move_id": "x", "csrf_token": "t",
+            "parts": ENGINE.public_parts(view, seats, None) if seat is None else {}}
 
 
 def phone(state: dict, seat: int) -> str:
