@@ -133,7 +133,7 @@ def phones(browser, request):
         if engine == "chromium":
             phone = ChromiumPhone(browser, PHONE)
         elif engine == "webkit":
-            phone = WebKitPhone(request.getfixturevalue("xvfb").display)
+            phone = WebKitPhone(request.getfixturevalue("xvfb"))
         elif engine == "firefox":
             phone = FirefoxPhone(request.getfixturevalue("firefox"))
         else:

@@ -193,10 +193,18 @@ class ChromiumPhone(Phone):
         self.context.close()
 
 
+# MiniBrowser's toolbar would keep its window at least 447 pixels wide: its GTK widgets (never the page) shrunk.
+GTK_CSS = "* { min-width: 0; min-height: 0; padding: 0; margin: 0; font-size: 4px; }\n"
+
+
 class Xvfb:
-    """A private X screen for WebKitGTK (it has no headless mode); its display number chosen by Xvfb."""
+    """A private X screen for WebKitGTK (it has no headless mode), its display number chosen by Xvfb, and the
+    environment its browsers start in (GTK's settings: a toolbar small enough for a phone-wide window)."""
 
     def __init__(self) -> None:
+        self.config = tempfile.mkdtemp(prefix="h44-gtk-")
+        Path(self.config, "gtk-3.0").mkdir()
+        Path(self.config, "gtk-3.0", "gtk.css").write_text(GTK_CSS)
         read, write = os.pipe()
         self.process = subprocess.Popen(
             [XVFB, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
@@ -208,6 +216,7 @@ class Xvfb:
             self.process.kill()
             raise RuntimeError("Xvfb did not start")
         self.display = f":{number}"
+        self.env = {**os.environ, "DISPLAY": self.display, "XDG_CONFIG_HOME": self.config}
 
     def stop(self) -> None:
         self.process.terminate()
@@ -215,24 +224,27 @@ class Xvfb:
             self.process.wait(5)
         if self.process.poll() is None:
             self.process.kill()
+        shutil.rmtree(self.config, ignore_errors=True)
 
 
 class WebKitPhone(Phone):
-    """WebKitGTK's MiniBrowser through WebKitWebDriver (Selenium), a 360-pixel-wide window on the Xvfb screen."""
+    """WebKitGTK's MiniBrowser through WebKitWebDriver (Selenium), a window on the Xvfb screen whose page is 360×740
+    (device pixel ratio 1: WebKitGTK scales with the screen, not per window)."""
 
     engine = "webkit"
 
-    def __init__(self, display: str) -> None:
+    def __init__(self, screen: Xvfb) -> None:
         from selenium import webdriver
         from selenium.webdriver.webkitgtk.options import Options
         from selenium.webdriver.webkitgtk.service import Service
 
         options = Options()
         options.overlay_scrollbars_enabled = True
-        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display},
-                          log_output=subprocess.DEVNULL)
+        service = Service(executable_path=WEBKIT_DRIVER, env=screen.env, log_output=subprocess.DEVNULL)
         self.driver = webdriver.WebKitGTK(options=options, service=service)
         self.driver.set_window_rect(0, 0, WIDTH, HEIGHT)
+        inner = self.driver.execute_script("return [window.innerWidth, window.innerHeight];")
+        self.driver.set_window_rect(0, 0, 2 * WIDTH - inner[0], 2 * HEIGHT - inner[1])  # the toolbar's room added
         self.driver.set_script_timeout(20)
         self.driver.set_page_load_timeout(30)
 
