@@ -14,6 +14,7 @@ from django.template import Context, TemplateDoesNotExist, engines
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
+from engines.registry import ENGINES
 from gameplay.management.commands.makemessages import jinja_messages
 from gameplay.screens import jinja, pieces
 from tests.gameplay.test_pieces import Counted
@@ -92,13 +93,15 @@ def test_a_public_piece_records_only_what_the_jinja_template_read():
     reads = pieces.Reads()
     view = {"phase": "vote", "leader": 1, "awaiting": [0], "team": [1], "lady": None, "voted": [], "played": [],
             "votes": {}, "outcome": None, "reveal": {}, "log": ["never read"], "secret": "never read"}
-    tracking = pieces.TrackingContext.around({"view": view, "names": ["A", "B"]}, reads, None)
-    with tracking.push(s={"index": 1, "name": "B", "is_bot": False}, v=None, last="", tag=pieces.TAG):
+    seats = [{"index": i, "name": name, "is_bot": False, "is_me": False} for i, name in enumerate(["A", "B"])]
+    part = ENGINES["inside_job"].public_parts(dict(view, log=[]), seats, None)["bv-seat-1"]
+    tracking = pieces.TrackingContext.around({"view": view, "names": ["A", "B"], "part": part}, reads, None)
+    with tracking.push(tag=pieces.TAG):
         html = jinja.get_template("games/inside_job/board_seat.jinja").render(tracking)
     assert 'id="bv-seat-1"' in html and "B" in html
-    read = {path for path in reads.paths if path[0] == "view"}
-    assert ("view", "leader") in read and ("view", "phase") in read
-    assert not any(path[:2] in {("view", "log"), ("view", "secret")} for path in read)
+    read = {path[:2] for path in reads.paths}
+    assert ("part", "leader") in read and ("part", "voted") in read
+    assert not any(path[0] in {"view", "names"} for path in read)  # its part alone
 
 
 BOARD = ('{% nativedigits %}<div id="root" data-tag="{{ tag }}">{% include "games/inside_job/board.jinja" %}</div>'
@@ -114,7 +117,8 @@ class Board(Counted):
     def fragment(self, view: dict, store: pieces.Store | None = None) -> pieces.Made:
         seats = [{"index": i, "name": f"P{i}", "is_bot": i == 2} for i in range(5)]
         context = {"view": view, "seats": seats, "names": [s["name"] for s in seats],
-                   "log_template": "games/inside_job/log_line.jinja", "ended_views": None}
+                   "log_template": "games/inside_job/log_line.jinja", "ended_views": None,
+                   "parts": ENGINES["inside_job"].public_parts(view, seats, None)}
         return pieces.render_fragment("root", store, context, self.render)
 
 
