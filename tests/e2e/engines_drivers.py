@@ -9,8 +9,9 @@
 
 A missing browser fails the run and says what to install (``make test`` installs them as root), never a skip.
 
-Every phone is driven through real input: clicks and holds are pointer actions at the element's place on the
-screen (WebDriver actions, BiDi ``input.performActions``), not ``element.click()`` from a script.
+Every phone is driven through real input at the element's place on the screen, not ``element.click()`` from a
+script: a finger's touches in Chromium (DevTools' touch events) and Firefox (BiDi ``input.performActions``, pointer
+type "touch"); a mouse in WebKit (WebKitGTK's WebDriver has no touch input: its "touch" actions arrive as a mouse).
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ class ChromiumPhone(Phone):
     def __init__(self, browser, context_options: dict) -> None:
         self.context = browser.new_context(**context_options)
         self.page = self.context.new_page()
+        self.cdp = self.context.new_cdp_session(self.page)  # a finger: the browser's own touch events
 
     def goto(self, url: str) -> None:
         self.page.goto(url)
@@ -177,11 +179,10 @@ class ChromiumPhone(Phone):
         self.context.add_cookies([{"name": name, "value": value, "url": base}])
 
     def press(self, x: int, y: int) -> None:
-        self.page.mouse.move(x, y)
-        self.page.mouse.down()
+        self.cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
 
     def lift(self) -> None:
-        self.page.mouse.up()
+        self.cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
     def type_text(self, value: str) -> None:
         self.page.keyboard.type(value)
@@ -396,8 +397,9 @@ class FirefoxPhone(Phone):
             "partition": {"type": "storageKey", "userContext": self.user_context}})
 
     def _pointer(self, actions: list[dict]) -> None:
+        """A finger: Firefox's touch input (touch events and pointer events of type "touch", as on a phone)."""
         self.firefox.send("input.performActions", {"context": self.context, "actions": [
-            {"type": "pointer", "id": "finger", "parameters": {"pointerType": "mouse"}, "actions": actions}]})
+            {"type": "pointer", "id": "finger", "parameters": {"pointerType": "touch"}, "actions": actions}]})
 
     def press(self, x: int, y: int) -> None:
         self._pointer([{"type": "pointerMove", "x": x, "y": y}, {"type": "pointerDown", "button": 0}])
