@@ -48,6 +48,7 @@ class GoodCopBadCopEngine(BaseEngine):
     reference = staticmethod(presentation.reference)
     seat_role = staticmethod(presentation.seat_role)
     is_minority = staticmethod(presentation.is_minority)
+    public_parts = staticmethod(presentation.public_parts)
 
     def option_specs(self) -> list[dict[str, Any]]:
         """First player (random if empty), the seed's optional Bribe card, the silent window's countdown."""

@@ -17,7 +17,8 @@ def context(view, players, me):
     """The context the web layer gives the partials."""
     names = NAMES[:players]
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == me} for s in range(players)]
-    return {"view": view, "seats": seats, "me": me, "names": names, "move_url": "/m",
+    parts = ENGINE.public_parts(view, seats, None) if me is None else {}  # the board's seats are drawn from them
+    return {"view": view, "seats": seats, "me": me, "names": names, "move_url": "/m", "parts": parts,
             "log_template": "games/good_cop_bad_cop/log_line.jinja",
             "version": 3, "move_id": "x", "csrf_token": "t"}
 

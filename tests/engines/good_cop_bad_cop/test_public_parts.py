@@ -1,0 +1,136 @@
+"""The board's public parts (``presentation.public_parts``): each seat's element as the plain dict it alone is drawn
+from, all along random games: plain JSON, one per seat, from the public view alone, and changed exactly when the
+element's bytes change."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from engines.good_cop_bad_cop import ENGINE
+from engines.good_cop_bad_cop.cards import RULES_VERSIONS
+
+from ..contract import random_step
+
+NAMES = ["Ann", "Bob", "Cy <b>", "Dee", "Eve & co", "Fay", "Gus", "Hal"]
+SEAT = "games/good_cop_bad_cop/board_seat.jinja"
+TAG = re.compile(r' data-tag="[^"]*"')
+
+
+def seats_of(players):
+    """The seats as the web layer hands them to ``public_parts`` (``is_me`` always False there)."""
+    return [{"index": s, "name": NAMES[s], "is_bot": s % 3 == 1, "is_me": False} for s in range(players)]
+
+
+def games(count=12, steps=2000):
+    """(players, state) at every step of seeded random games, 4 to 8 seats, with and without Bribe, each rules
+    version; the last state of each game is its end."""
+    for seed in range(count):
+        players = 4 + seed % 5
+        rng = random.Random(seed)
+        options = {"bribe": seed % 2 == 0, "rules_version": RULES_VERSIONS[seed % len(RULES_VERSIONS)]}
+        state = ENGINE.setup(players, options, seed)
+        for _ in range(steps):
+            yield players, state
+            if ENGINE.outcome(state) is not None:
+                break
+            state, _, _ = random_step(ENGINE, state, players, rng)
+
+
+def parts_of(state, players, ended_views=None):
+    return ENGINE.public_parts(ENGINE.view(state, None), seats_of(players), ended_views)
+
+
+def redealt(state, rng):
+    """The same table with every secret dealt again: the face-down cards shuffled over the face-down places, the
+    hands traded with the deck."""
+    new = json.loads(json.dumps(state))
+    players = new["players"]
+    places = [(s, i) for s, p in enumerate(players) for i, up in enumerate(p["up"]) if not up]
+    names = [players[s]["cards"][i] for s, i in places]
+    rng.shuffle(names)
+    for (s, i), name in zip(places, names, strict=True):
+        players[s]["cards"][i] = name
+    pool = [card for p in players for card in p["hand"]] + new["deck"]
+    rng.shuffle(pool)
+    for p in players:
+        p["hand"], pool = pool[:len(p["hand"])], pool[len(p["hand"]):]
+    new["deck"] = pool
+    return new
+
+
+def test_the_parts_are_plain_json_one_per_seat_at_every_step():
+    ended = 0
+    for players, state in games(count=8):
+        parts = parts_of(state, players)
+        assert set(parts) == {f"bv-seat-{s}" for s in range(players)}
+        assert json.loads(json.dumps(parts)) == parts
+        assert all(part["index"] == s and part["seat"] == {"name": NAMES[s], "is_bot": s % 3 == 1}
+                   for s, part in enumerate(parts[f"bv-seat-{s}"] for s in range(players)))
+        ended += ENGINE.outcome(state) is not None
+    assert ended == 8
+
+
+def test_the_parts_show_no_secret_before_the_end_and_every_card_after_it():
+    rng = random.Random(5)
+    for step, (players, state) in enumerate(games(count=6)):
+        parts = parts_of(state, players)
+        over = ENGINE.outcome(state) is not None
+        for s, player in enumerate(state["players"]):
+            cards = parts[f"bv-seat-{s}"]["cards"]
+            assert parts[f"bv-seat-{s}"]["revealed"] == over
+            pairs = zip(player["cards"], player["up"], strict=True)
+            shown = [{"name": name, "face_up": True} for name in player["cards"]] if over else [
+                {"name": name if up else None, "face_up": up} for name, up in pairs]
+            assert cards == shown
+        if not over and step % 4 == 0:  # dealt other secrets, the table looks the same: so do its parts
+            assert parts_of(redealt(state, rng), players) == parts
+
+
+def test_a_game_the_host_ended_shows_each_seats_cards_from_its_own_last_view():
+    players, state = 5, ENGINE.setup(5, {}, 3)
+    ended_views = [ENGINE.view(state, s) for s in range(players)]
+    parts = parts_of(state, players, ended_views)
+    for s, player in enumerate(state["players"]):
+        assert parts[f"bv-seat-{s}"]["revealed"]
+        assert [c["name"] for c in parts[f"bv-seat-{s}"]["cards"]] == player["cards"]
+
+
+def test_a_seats_part_changes_exactly_when_its_element_does():
+    """Rendered from its part alone, the element's bytes change if and only if its dict does: the dict holds what
+    the element shows and nothing else (the coins of this game: cards, wounds, guns and aims, the lead)."""
+    changed = set()
+    with translation.override("en"):
+        before: dict[str, tuple[dict, str]] = {}
+        for players, state in games(count=4):
+            if not before or len(before) != players:
+                before = {}
+            for key, part in parts_of(state, players).items():
+                html = render_to_string(SEAT, {"part": part})
+                if key in before:
+                    was, was_html = before[key]
+                    assert (part != was) == (html != was_html), (key, was, part)
+                    changed |= {name for name in part if part[name] != was[name]}
+                before[key] = (part, html)
+    assert changed >= {"active", "out", "awaited", "is_new", "cards", "wounded", "armed", "aim", "team", "revealed"}
+
+
+def test_the_piece_drawn_from_its_part_alone_is_the_boards_element():
+    for step, (players, state) in enumerate(games(count=3, steps=300)):
+        if step % 5:
+            continue
+        view = ENGINE.view(state, None)
+        seats = seats_of(players)
+        parts = ENGINE.public_parts(view, seats, None)
+        for language in ("en", "ja"):
+            with translation.override(language):
+                board = TAG.sub("", render_to_string("games/good_cop_bad_cop/board.jinja", {
+                    "view": view, "seats": seats, "names": NAMES[:players], "me": None, "parts": parts,
+                    "log_template": "games/good_cop_bad_cop/log_line.jinja"}))
+                for key, part in parts.items():
+                    alone = TAG.sub("", render_to_string(SEAT, {"part": part}))
+                    assert alone.startswith(f'<li id="{key}"') and alone in board
