@@ -72,6 +72,18 @@ CENTRE = """(selector) => {
 }"""
 
 
+# A page's own reports of what went wrong: script errors, refused promises, content-security-policy refusals.
+WATCH_ERRORS = """() => {
+  if (window.__errors) return true;
+  window.__errors = [];
+  addEventListener('error', e => window.__errors.push('error: ' + e.message));
+  addEventListener('unhandledrejection', e => window.__errors.push('rejection: ' + e.reason));
+  document.addEventListener('securitypolicyviolation', e =>
+    window.__errors.push('csp: ' + e.violatedDirective + ' ' + (e.blockedURI || e.sample)));
+  return true;
+}"""
+
+
 class Phone:
     """One phone: a page in one engine."""
 
@@ -155,6 +167,17 @@ class Phone:
     def user_agent(self) -> str:
         return str(self.evaluate("() => navigator.userAgent"))
 
+    def watch_errors(self) -> None:
+        """From now until the page is left: the page's script errors and content-security-policy refusals."""
+        self.evaluate(WATCH_ERRORS)
+
+    def errors(self) -> list[str]:
+        """What the page reported since ``watch_errors``, and what the engine's own log holds (Chromium, Firefox)."""
+        return [str(e) for e in self.evaluate("() => window.__errors || []")] + self.logged_errors()
+
+    def logged_errors(self) -> list[str]:
+        return []  # WebKitGTK's WebDriver reads no console: the page's own reports only
+
 
 class ChromiumPhone(Phone):
     """A Playwright page in Debian's Chromium (the ``browser`` fixture), as a 360×740 touch phone."""
@@ -165,6 +188,12 @@ class ChromiumPhone(Phone):
         self.context = browser.new_context(**context_options)
         self.page = self.context.new_page()
         self.cdp = self.context.new_cdp_session(self.page)  # a finger: the browser's own touch events
+        self.console: list[str] = []
+        self.page.on("console", lambda m: self.console.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.console.append(str(e)))
+
+    def logged_errors(self) -> list[str]:
+        return list(self.console)
 
     def goto(self, url: str) -> None:
         self.page.goto(url)
@@ -333,16 +362,20 @@ class Firefox:
         self.socket = websocket.create_connection(address.rstrip("/") + "/session", timeout=60,
                                                   suppress_origin=True)
         self.ids = itertools.count(1)
+        self.log: list[dict] = []  # log.entryAdded events: console errors and uncaught script errors
         self.version = self.send("session.new", {"capabilities": {"alwaysMatch": {"acceptInsecureCerts": True}}})[
             "capabilities"]["browserVersion"]
+        self.send("session.subscribe", {"events": ["log.entryAdded"]})
 
     def send(self, method: str, params: dict) -> dict:
         number = next(self.ids)
         self.socket.send(json.dumps({"id": number, "method": method, "params": params}))
         while True:
             message = json.loads(self.socket.recv())
+            if message.get("method") == "log.entryAdded":
+                self.log.append(message["params"])
             if message.get("id") != number:
-                continue  # an event (none subscribed) or a late answer
+                continue  # an event or a late answer
             if message.get("type") == "error":
                 raise BiDiError(f"{method}: {message.get('error')}: {message.get('message')}")
             return message["result"]
@@ -411,6 +444,10 @@ class FirefoxPhone(Phone):
         keys = [{"type": kind, "value": char} for char in value for kind in ("keyDown", "keyUp")]
         self.firefox.send("input.performActions", {"context": self.context, "actions": [
             {"type": "key", "id": "keyboard", "actions": keys}]})
+
+    def logged_errors(self) -> list[str]:
+        return [entry.get("text") or "" for entry in self.firefox.log
+                if entry.get("level") == "error" and entry.get("source", {}).get("context") == self.context]
 
     def screenshot(self, path: Path) -> None:
         data = self.firefox.send("browsingContext.captureScreenshot", {"context": self.context})["data"]

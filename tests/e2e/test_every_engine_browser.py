@@ -99,6 +99,7 @@ def on_the_game(phone: Phone) -> None:
     phone.wait_selector('[data-test="my-cards"]', timeout=20)
     phone.wait_for("() => window.htmx && document.readyState === 'complete'")
     phone.evaluate(LISTEN)
+    phone.watch_errors()
 
 
 def revision(phone: Phone) -> int:
@@ -209,6 +210,9 @@ def test_a_whole_coup_game_with_a_phone_in_each_engine_and_a_chromium_board(brow
             phone.wait_selector('[data-test="winners"]', timeout=15)
             # Pushes kept arriving in every engine after the reload and the rejoin.
             assert phone.evaluate("() => window.__pushes.length") >= 3, phone.engine
+        print("Errors in every engine:", {phone.engine: phone.errors() for phone in everyone})
+        for phone in everyone:
+            assert phone.errors() == [], (phone.engine, phone.errors())
     except Exception:
         save(everyone, "every-engine-failure")
         board.screenshot(path=str(ARTIFACTS / "every-engine-failure-board.png"))
