@@ -1,4 +1,9 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels (origin-checked, session auth)."""
+"""ASGI entry point: HTTP through Django, websockets through Channels (origin-checked, session auth).
+
+Importing it builds ``application`` and nothing else; what a server process does once at start-up is
+:func:`start_up`, which the server's import of this module calls last (``config.asgi:application`` is what
+daphne loads, ``make run`` and ``make serve`` alike).
+"""
 
 import os
 
@@ -20,13 +25,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from gameplay.live.consumers import SameOriginValidator  # noqa: E402
 from gameplay.live.routing import websocket_urlpatterns  # noqa: E402
 from gameplay.worker import start_worker_thread  # noqa: E402
-from infra.body_limit import BodyLimit, guard_daphne  # noqa: E402
-from infra.socket_bounds import SocketBounds, guard_daphne_output  # noqa: E402
-
-# Daphne reads a whole body before it calls the application: it is taught the same limit itself.
-guard_daphne()
-# A socket that does not read is dropped once its unsent output passes a bound (infra/socket_bounds.py).
-guard_daphne_output()
+from infra.body_limit import BodyLimit  # noqa: E402
+from infra.daphne_patch import patch_daphne  # noqa: E402
+from infra.socket_bounds import SocketBounds  # noqa: E402
+from infra.warm import warm_and_freeze  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -39,12 +41,18 @@ application = ProtocolTypeRouter(
     }
 )
 
-# Templates compiled, catalogs loaded, then frozen out of the garbage collector's full walks (80–140 ms
-# pauses in the middle of requests before; infra/warm.py). GC_FREEZE=0 leaves the collector as it was.
-if os.environ.get("GC_FREEZE", "1") == "1":
-    from infra.warm import warm_and_freeze  # noqa: E402
 
-    warm_and_freeze()
+def start_up() -> None:
+    """What a server process does once before it serves: daphne taught the bounds below the ASGI interface
+    (``infra.daphne_patch``: the body limit while it reads, unsent output, a refused client read no more); the
+    templates compiled and the catalogs loaded, then frozen out of the garbage collector's full walks (80–140 ms
+    pauses in the middle of requests otherwise; ``infra.warm``; ``GC_FREEZE=0`` leaves the collector as it
+    was); and this process's game worker thread (timers and bots; ``GAME_WORKER=0``: none)."""
+    patch_daphne()
+    if os.environ.get("GC_FREEZE", "1") == "1":
+        warm_and_freeze()
+    if os.environ.get("GAME_WORKER", "1") == "1":
+        start_worker_thread()
 
-if os.environ.get("GAME_WORKER", "1") == "1":
-    start_worker_thread()
+
+start_up()

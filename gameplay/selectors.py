@@ -6,7 +6,6 @@ a move is judged on, the live seat links); nothing here writes or imports the se
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
@@ -118,8 +117,6 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
         "version": game.version,
         # The open response window: an answer in it lands while it stays open (see move_submit).
         "window": game.window,
-        # A fresh id per rendered panel: a double tap on it repeats this id, never the move.
-        "move_id": uuid.uuid4().hex,
         **game_templates(game.engine),
     }
 
@@ -137,8 +134,15 @@ def game_templates(engine_name: str) -> dict[str, str]:
 
 
 def public_parts(engine_name: str, view: dict, seats: list[dict], ended_views: list[dict] | None = None) -> dict:
-    """The game's public parts (``Engine.public_parts``): element id → the plain dict that is all it shows."""
-    return get_engine(engine_name).public_parts(view, seats, ended_views)
+    """The public parts of a game's screens (``Engine.public_parts``, and the board's log every game shares): element
+    id → the plain dict that is all it shows."""
+    names = [seat["name"] for seat in seats]
+    return {**get_engine(engine_name).public_parts(view, seats, ended_views),
+            "bv-log": {"lines": (view.get("log") or [])[-BOARD_LOG_LINES:], "names": names,
+                       "log_template": game_part(engine_name, "log_line")}}
+
+
+BOARD_LOG_LINES = 4  # the board's latest event and the three before it
 
 
 def game_part(engine_name: str, part: str) -> str:

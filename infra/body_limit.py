@@ -12,7 +12,7 @@ docs/reliability.md).
   one byte more and the answer is 413 without reading the rest; a body within the limit is handed
   to the app whole, as one message.
 
-Under daphne the same limit also guards daphne's own reading (:func:`guard_daphne`): it reads a
+Under daphne the same limit also guards daphne's own reading (``infra.daphne_patch``): it reads a
 whole body before it calls the application, so the middleware alone would come too late there.
 
 The answer closes the connection (a client that goes on sending is not read). Its text is in the
@@ -135,79 +135,3 @@ class BodyLimit:
             return whole.pop() if whole else await receive()
 
         return await self.app(scope, replay, send)
-
-
-LINGER_SECONDS = 2.0
-
-
-def _abort(transport) -> None:
-    if getattr(transport, "connected", False):
-        (getattr(transport, "abortConnection", None) or transport.loseConnection)()
-
-
-def guard_daphne(limit: int = MAX_BODY_BYTES) -> bool:
-    """The same limit inside daphne itself, before it reads the body; whether daphne is here.
-
-    Daphne (through Twisted) reads a request's whole body, to a temporary file, before the
-    application is called, and then puts all of it on the application's queue at once: by the time
-    :class:`BodyLimit` sees the request, the body is in memory whatever it answers. So its request
-    class is taught the limit where Twisted reports the body's length (``gotLength``, once the
-    headers are in) and hands each piece of it over (``handleContentChunk``): a declared length over
-    the limit, or a chunked body that goes over it, is answered 413 there and the connection closed;
-    what else arrives is dropped unread, and the application never sees that request.
-    """
-    try:
-        from daphne.http_protocol import WebRequest
-    except ImportError:  # another server: BodyLimit alone
-        return False
-    if getattr(WebRequest, "body_limit", None) is None:
-        got_length, content_chunk, process = WebRequest.gotLength, WebRequest.handleContentChunk, WebRequest.process
-
-        def refuse(request) -> None:
-            request.body_refused = True
-            headers = [(name.lower(), value) for name, values in request.requestHeaders.getAllRawHeaders()
-                       for value in values]
-            request.requestHeaders.removeHeader(b"expect")  # no "100 Continue" after the refusal
-            answer, body = refusal(headers, 413, WebRequest.body_limit)
-            head = b"HTTP/1.1 413 Request Entity Too Large\r\n" + b"".join(
-                name + b": " + value + b"\r\n" for name, value in answer)
-            transport = request.channel.transport
-            transport.write(head + b"\r\n" + body)
-            # A lingering close, as web servers do: the answer, then the end of our side; what the
-            # client still sends is read and dropped for a moment (so it gets to read the answer
-            # rather than a reset), then the connection goes whatever it does.
-            if hasattr(transport, "loseWriteConnection"):
-                transport.loseWriteConnection()
-                from twisted.internet import reactor
-
-                # (Twisted types the reactor module as its interface, whose methods mypy reads with a self.)
-                reactor.callLater(LINGER_SECONDS, _abort, transport)  # type: ignore[arg-type]
-            else:
-                request.channel.loseConnection()
-
-        def gotLength(self, length):  # noqa: N802 (Twisted's name)
-            self.body_seen, self.body_refused = 0, False
-            if length is not None and length > WebRequest.body_limit:
-                refuse(self)
-                return got_length(self, 0)  # an empty body in memory: nothing of it is kept
-            return got_length(self, length)
-
-        def handleContentChunk(self, data):  # noqa: N802
-            if getattr(self, "body_refused", False):
-                return None
-            self.body_seen = getattr(self, "body_seen", 0) + len(data)
-            if self.body_seen > WebRequest.body_limit:
-                refuse(self)
-                return None
-            return content_chunk(self, data)
-
-        def guarded_process(self):
-            if getattr(self, "body_refused", False):
-                return None  # answered already; the application never sees it
-            return process(self)
-
-        WebRequest.gotLength = gotLength
-        WebRequest.handleContentChunk = handleContentChunk
-        WebRequest.process = guarded_process
-    WebRequest.body_limit = limit
-    return True

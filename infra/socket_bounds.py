@@ -14,10 +14,10 @@ Once a socket is closed (by the wrapper or by the app), whatever the client stil
 dropped, the app is told the socket is gone at once (``websocket.disconnect``) and any send of the app
 to it is dropped: a send to a closing socket can never raise into the code that made it (the hub).
 
-A refused client's connection is read no more (:func:`guard_daphne_output`): a flood leaves megabytes of tiny
+A refused client's connection is read no more (``infra.daphne_patch``): a flood leaves megabytes of tiny
 frames in the kernel's buffer, which would otherwise be parsed one by one during the close handshake.
 
-Output (:func:`guard_daphne_output`, a patch of daphne's websocket protocol). A socket whose client
+Output (``infra.daphne_patch``, a patch of daphne's websocket protocol). A socket whose client
 does not read (a phone that froze mid-frame) keeps what is sent to it in the server's memory; once
 more than ``MAX_UNSENT_BYTES`` wait to be written, the connection is dropped (Centrifugo closes a slow
 client past 1 MiB). The page reconnects and catches up.
@@ -28,11 +28,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import fcntl
 import logging
 import os
-import struct
-import termios
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -171,58 +168,3 @@ class _Guarded:
                 raise
             logger.info("socket %s from %s: a send failed (%r); it is closing", self.path, self.client, error)
             self.closed = True
-
-
-# The daphne whose websocket protocol guard_daphne_output patches (its serverSend).
-DAPHNE_EXPECTED = "4.2."
-
-
-def unsent_bytes(transport) -> int:
-    """What waits for the peer to take it: in the Twisted transport's buffer, and in the kernel's send queue of
-    its socket (``TIOCOUTQ``, Linux's unsent and unacknowledged bytes; 0 where it cannot tell). The kernel's
-    part counts too, as it grows to megabytes before Twisted holds a byte."""
-    buffered = getattr(transport, "dataBuffer", b"")
-    waiting = len(buffered) - getattr(transport, "offset", 0) + getattr(transport, "_tempDataLen", 0)
-    try:
-        queued = struct.unpack("i", fcntl.ioctl(transport.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
-    except (AttributeError, OSError, ValueError):
-        queued = 0
-    return waiting + queued
-
-
-def guard_daphne_output(limit: int = MAX_UNSENT_BYTES) -> bool:
-    """PATCH of daphne's ``WebSocketProtocol.serverSend`` and ``serverClose`` (daphne 4.2): after each frame, a
-    socket with more than ``limit`` bytes waiting in the server is dropped; a socket closed as a refusal
-    (``REFUSALS``) is read no more. Returns whether daphne is here and was patched.
-
-    Why a patch: what waits unsent, and what a client has sent but the server has not parsed yet, are the
-    Twisted transport's, which no ASGI message reaches."""
-    try:
-        import daphne
-        from daphne.ws_protocol import WebSocketProtocol
-    except ImportError:  # another server
-        return False
-    if not daphne.__version__.startswith(DAPHNE_EXPECTED):
-        raise RuntimeError(f"infra.socket_bounds patches daphne {DAPHNE_EXPECTED}x, found {daphne.__version__}: "
-                           "check WebSocketProtocol.serverSend and update the patch")
-    if getattr(WebSocketProtocol, "unsent_limit", None) is None:
-        send, close = WebSocketProtocol.serverSend, WebSocketProtocol.serverClose
-
-        def serverSend(self, content, binary=False):  # noqa: N802 (daphne's name)
-            send(self, content, binary)
-            waiting = unsent_bytes(self.transport)
-            if waiting > WebSocketProtocol.unsent_limit:
-                logger.info("socket from %s dropped: %d bytes unsent (it does not read)", self.client_addr, waiting)
-                self.dropConnection(abort=True)
-
-        def serverClose(self, code=None):  # noqa: N802 (daphne's name)
-            close(self, code)
-            if code in REFUSALS and hasattr(self.transport, "pauseProducing"):
-                # What a refused client has sent meanwhile (megabytes of tiny frames, in a flood) is never parsed:
-                # nothing more is read, and the close handshake's timeout drops the connection.
-                self.transport.pauseProducing()
-
-        WebSocketProtocol.serverSend = serverSend
-        WebSocketProtocol.serverClose = serverClose
-    WebSocketProtocol.unsent_limit = limit
-    return True

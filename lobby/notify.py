@@ -216,11 +216,28 @@ def table_notify(*, table_id: int) -> int:
     lock until commit). The push is sent by this module's own thread, so a stalled channel
     layer never holds up the request or the worker that made the change.
     """
+    revision = _bump(table_id, None)
+    if revision is None:
+        raise Table.DoesNotExist(table_id)
+    return revision
+
+
+def table_notify_at(*, table_id: int, at: int) -> int | None:
+    """:func:`table_notify` only while the table's revision is still ``at`` (else nothing, and None): a change that
+    several processes see at once (a phone fell asleep) moves the revision once."""
+    return _bump(table_id, at)
+
+
+def _bump(table_id: int, at: int | None) -> int | None:
     # One statement bumps and reads it (RETURNING: PostgreSQL, and SQLite since 3.35).
+    condition, values = ("", [table_id]) if at is None else (" AND revision = %s", [table_id, at])
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {Table._meta.db_table} SET revision = revision + 1 WHERE id = %s RETURNING revision",
-                       [table_id])
-        revision = int(cursor.fetchone()[0])
+        cursor.execute(f"UPDATE {Table._meta.db_table} SET revision = revision + 1 WHERE id = %s{condition} "
+                       "RETURNING revision", values)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    revision = int(row[0])
     answered = _answering.get()
     transaction.on_commit(lambda: push_revision(table_id, revision, answered))
     return revision

@@ -315,8 +315,8 @@ class Hub:
         self.tables: dict[int, set[TableConsumer]] = {}
         self.channel = ""
         self._tasks: dict[str, asyncio.Task] = {}
-        # A table's newest push not yet drawn: (revision, answered, again).
-        self._waiting: dict[int, tuple[int, str, bool]] = {}
+        # A table's newest push not yet drawn: (revision, answered).
+        self._waiting: dict[int, tuple[int, str]] = {}
         self._drawing: dict[int, asyncio.Task] = {}  # held: the loop keeps only weak references to its tasks
         self._newest: dict[int, int] = {}  # the newest revision drawn for each table
         self._starting = asyncio.Lock()  # one start at a time (a lock binds to the loop on first use)
@@ -446,25 +446,21 @@ class Hub:
         if was_lost:
             logger.warning("the table hub joined its %d tables' groups again", len(tables))
 
-    def pushed(self, table_id: int, revision: int, answered: str, *, again: bool = False) -> None:
-        """A table's new revision (``again``: a new look at the one shown, whose asleep seats changed): drawn for
-        its sockets here, after any push of it being drawn now."""
+    def pushed(self, table_id: int, revision: int, answered: str) -> None:
+        """A table's new revision: drawn for its sockets here, after any push of it being drawn now."""
         if table_id not in self.tables:
             return
         waiting = self._waiting.get(table_id)
         if waiting is None or waiting[0] < revision:
-            self._waiting[table_id] = (revision, answered, again)
-        elif waiting[0] == revision and again:
-            self._waiting[table_id] = (revision, waiting[1], True)  # also to the sockets that hold this revision
-        # (a newer push waiting already: its round looks at who is asleep afresh)
+            self._waiting[table_id] = (revision, answered)
         if table_id not in self._drawing:
             self._drawing[table_id] = asyncio.get_running_loop().create_task(self._draw(table_id))
 
     async def _draw(self, table_id: int) -> None:
         try:
             while table_id in self._waiting:
-                revision, answered, again = self._waiting.pop(table_id)
-                await self._push(table_id, revision, answered, again)
+                revision, answered = self._waiting.pop(table_id)
+                await self._push(table_id, revision, answered)
         except (OperationalError, InterfaceError) as error:  # the database restarts: the next heartbeat draws it
             logger.warning("push to table %s: database unavailable: %r", table_id, error)
         except Exception:  # one table's failure never touches the others
@@ -475,25 +471,20 @@ class Hub:
         # though: Twisted writes the frames to the sockets on the next one, and a collection now would hold them back.
         asyncio.get_running_loop().call_later(COLLECT_AFTER_SECONDS, collect_when_due)
 
-    async def _push(self, table_id: int, revision: int, answered: str, again: bool = False) -> None:
+    async def _push(self, table_id: int, revision: int, answered: str) -> None:
         self._newest[table_id] = max(self._newest.get(table_id, 0), revision)
         framed: list[TableConsumer] = []
         for consumer in list(self.tables.get(table_id, ())):
-            if consumer.screen is None:
-                if not again and revision > consumer.pushed:
-                    consumer.pushed = revision
-                    await self._send(consumer, jsontext.text({"v": revision}))
-            elif again and revision == consumer.pushed and not consumer.moving:
-                framed.append(consumer)  # what changed on its screen: whose phone is asleep
-            elif revision > consumer.pushed and not consumer.moving:
-                consumer.pushed = revision
-                if answered and consumer.screen.kind == "phone" and \
-                        notify.session_digest(consumer.screen.session_key) == answered:
-                    # This phone's own move made the revision, and its POST's answer holds the panel (if that
-                    # answer was lost, the number makes it refetch).
-                    await self._send(consumer, jsontext.text({"v": revision}))
-                else:
-                    framed.append(consumer)
+            if revision <= consumer.pushed or consumer.moving:
+                continue
+            consumer.pushed = revision
+            if consumer.screen is None or (answered and consumer.screen.kind == "phone" and
+                                           notify.session_digest(consumer.screen.session_key) == answered):
+                # The number alone: a page that asks for itself, or a phone whose own move made the revision and
+                # whose POST's answer holds the panel (if that answer was lost, the number makes it refetch).
+                await self._send(consumer, jsontext.text({"v": revision}))
+            else:
+                framed.append(consumer)
         if framed:
             code = framed[0].code
             texts = await _push_frames(
@@ -539,12 +530,9 @@ class Hub:
         tables = [(table_id, next(iter(sockets)).code) for table_id, sockets in self.tables.items() if sockets]
         revisions: dict[int, int] = {}
         try:
-            moved, revisions = await _heartbeat_look(marks, tables)
+            revisions = await _heartbeat_look(marks, tables)
         except Exception as error:  # presence and revisions unknown this time: the next heartbeat looks again
             logger.warning("heartbeat look failed for the table sockets: %r", error)
-            moved = []
-        for table_id, revision in moved:
-            self.pushed(table_id, revision, "", again=True)
         for table_id, revision in revisions.items():
             if any(consumer.pushed < revision for consumer in self.tables.get(table_id, ())):
                 self.pushed(table_id, revision, "")

@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from django.db import transaction
 from django.utils import translation
 
 from gameplay import presence
@@ -35,6 +36,7 @@ from gameplay.screens.table import (
 from gameplay.selectors import handover_notes
 from infra import jsontext
 from lobby.models import Table
+from lobby.notify import table_notify_at
 
 
 @dataclass
@@ -57,14 +59,13 @@ class TableRound:
         self.now = now
         self.revision = now.revision
 
-    def frame(self, socket: Socket, viewer: Viewer | None, *, note: str = "") -> dict:
+    def frame(self, socket: Socket, viewer: Viewer | None) -> dict:
         """The frame for ``socket``: ``{"v": revision, "f": {id: html}, "t": {id: tag}}``.
 
         ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
         its root id, when its shape changed: a game starts or ends, the lobby); ``t``: the tags of all the
         screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
         alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
-        ``note``: a phone's whole panel with this note above it (a move sent over the socket was refused).
         ``viewer``: the socket's viewer, just read from its session (``viewers_of_sessions``; None: the session is
         gone).
         """
@@ -77,8 +78,8 @@ class TableRound:
             else:
                 shell, parts = phone_parts(self.now, viewer)
                 shape = shell_tag(shell, parts, viewer) if parts else ""
-                if note or not shape or socket.sent.get(PHONE_ROOT) != shape:
-                    html = panel_html(self.now, viewer, shell, parts, note=note)
+                if not shape or socket.sent.get(PHONE_ROOT) != shape:
+                    html = panel_html(self.now, viewer, shell, parts)
                     held = {key: piece[0] for part in parts for key, piece in part.pieces.items()}
                     socket.sent = {PHONE_ROOT: shape, **held} if shape else {}
                     return {"v": self.revision, "f": {PHONE_ROOT: html}}
@@ -93,7 +94,7 @@ class TableRound:
                     frame["t"].update({key: tag for key, (tag, _html) in sendable.items()})
                 else:
                     if not own or socket.sent.get(part.id) != own:
-                        frame["f"][part.id] = part.render(viewer)
+                        frame["f"][part.id] = part.render()
                     frame["t"][part.id] = own  # its pieces come inside it
                 socket.sent.update({key: tag for key, (tag, _html) in sendable.items()})
                 if part.id == BOARD_ROOT and part.tag:
@@ -126,14 +127,12 @@ class _Rounds:
             return None
         return self.offer(TableRound(now))
 
-    def offer(self, made: TableRound, *, again: bool = False) -> TableRound:
-        """``made``, kept as its table's push unless one as new is kept already (then that one); ``again``: a
-        new look at the same revision (who is asleep changed) takes the place of the round it looks at."""
+    def offer(self, made: TableRound) -> TableRound:
+        """``made``, kept as its table's push unless one as new is kept already (then that one)."""
         key = (made.now.table.pk, made.now.table.code)
         with self._lock:
             current = self._rounds.get(key)
-            if current is not None and (current.revision > made.revision or (
-                    current.revision == made.revision and not again)):
+            if current is not None and current.revision >= made.revision:
                 return current
             self._rounds[key] = made
             while len(self._rounds) > ROUNDS:
@@ -149,21 +148,19 @@ def push_frame(table_id: int, code: str, revision: int, socket: Socket) -> dict:
     return push_frames_of(table_id, code, revision, [socket])[0]
 
 
-def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]
-                   ) -> tuple[list[tuple[int, int]], dict[int, int]]:
-    """At a heartbeat: mark the sockets' phones present (``marks``, ``presence.marks``), then
-    :func:`presence_moved` for their tables, and each table's revision as it stands (one query), so the hub
-    can tell which of its sockets missed a push, whatever lost it."""
+def heartbeat_look(marks: dict[str, float], tables: list[tuple[int, str]]) -> dict[int, int]:
+    """At a heartbeat: mark the sockets' phones present (``marks``, ``presence.marks``), move the revision of the
+    tables whose screens would show presence otherwise (:func:`presence_moved`), and read each table's revision as
+    it stands (one query), so the hub can tell which of its sockets missed a push, whatever lost it."""
     presence.seen_all(marks)
-    revisions = dict(Table.objects.filter(pk__in=[table_id for table_id, _code in tables])
-                     .values_list("pk", "revision"))
-    return presence_moved(tables), revisions
+    presence_moved(tables)
+    return dict(Table.objects.filter(pk__in=[table_id for table_id, _code in tables]).values_list("pk", "revision"))
 
 
-def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
+def presence_moved(tables: list[tuple[int, str]]) -> list[int]:
     """Of these tables (id, code), those whose running game's asleep seats or seat-link notes (which expire) are no
-    longer what their latest push in this process showed, with its revision: each gets a new look at it
-    (:meth:`_Rounds.offer`), for a push of what changed on its screens."""
+    longer what their latest push in this process showed: each gets a new revision (once, whichever process sees
+    it first), pushed as any change is, so a screen's revision orders everything it shows, presence included."""
     moved = []
     for table_id, code in tables:
         found = ROUNDS_OF_THIS_PROCESS.at(table_id, code, 0)
@@ -172,8 +169,9 @@ def presence_moved(tables: list[tuple[int, str]]) -> list[tuple[int, int]]:
             continue
         if (presence.asleep_seats(running, table_id), handover_notes(running)) != (
                 found.now.asleep, found.now.handovers):
-            ROUNDS_OF_THIS_PROCESS.offer(TableRound(TableNow(found.now.table, running)), again=True)
-            moved.append((table_id, found.revision))
+            with transaction.atomic():
+                if table_notify_at(table_id=table_id, at=found.revision) is not None:
+                    moved.append(table_id)
     return moved
 
 

@@ -5,7 +5,8 @@ judged exactly as the POST's (``gameplay.web.views.move``): the form's CSRF toke
 CSRF cookie, the form read by ``forms.read_move_form``, the move by ``services.move_submit`` against
 the table as it is now, for the player the socket's session is now. The answer is this socket's
 frame of the push the move made (``{"answer": n, "v", "f", "t"}``), or, for a refused move, the
-panel with the refusal's note, as the POST answers. Whatever the socket cannot judge (a session
+refusal's note (``"note"``: the markup the POST's panel shows above it) beside the frame of the table
+as it stands. Whatever the socket cannot judge (a session
 gone, a form without a valid token) is answered ``{"answer": n, "post": true}``: the page posts the
 same form (the same move id, so it is never played twice) and the HTTP path answers it.
 """
@@ -18,7 +19,7 @@ from django.utils import translation
 
 from gameplay import services
 from gameplay.live.frames import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
-from gameplay.screens.table import TABLE, TableNow, viewers_of_sessions
+from gameplay.screens.table import TABLE, TableNow, note_html, viewers_of_sessions
 from gameplay.services import MoveRefused
 from gameplay.web.forms import BadMoveForm, read_move_form
 from gameplay.web.views import refusal_answer
@@ -93,7 +94,10 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
             now = TableNow.read(table_id)
             if now is None:
                 return {**answer, "post": True}
-            return {**answer, "status": status, **TableRound(now).frame(socket, viewer, note=note)}
+            # The note alone, beside this socket's frame of the table as it stands (nothing moved, most likely): the
+            # page shows the note whatever revision it shows, and takes the frame only if it is newer.
+            return {**answer, "status": status, "note": note_html(note, viewer.language),
+                    **TableRound(now).frame(socket, viewer)}
     found: TableRound | None
     if result.game is not None and result.revision is not None:
         # The push this move made, from the rows it left (as the POST's answer): this socket's frame of it.

@@ -175,7 +175,7 @@ def _takes_context(tag: Callable[..., Any], *context_names: str) -> Callable[...
     return called
 
 
-_MOVE_FORM_NAMES = ("frozen", "move_url", "csrf_token", "version", "window", "move_id")  # game_tags._move_form_open
+_MOVE_FORM_NAMES = ("frozen", "move_url", "version", "window")  # game_tags._move_form_open
 
 
 SUFFIX = ".jinja"  # the names of the templates that are Jinja's
@@ -240,7 +240,8 @@ def _night_scoreboard(context: jinja2.runtime.Context, table: Any, game: Any = N
 
 @jinja2.pass_context
 def _csrf_input(context: jinja2.runtime.Context) -> Markup:
-    """``{% csrf_token %}``: the form's hidden token field."""
+    """``{% csrf_token %}``: the form's hidden token field, on a page (whose context holds the token). A pushed screen
+    holds none: its forms get the token from the page's header as they leave (lobby/static/js/forms.js)."""
     token = context.get("csrf_token")
     if not token or token == "NOTPROVIDED":
         return Markup("")

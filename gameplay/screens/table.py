@@ -5,8 +5,9 @@ seats, read once) and from who looks (:class:`Viewer`: judged from the session a
 is made of fragments: parts of the page with an element id, each rendered from a context of plain
 data and nothing else. A fragment's tag is the digest of that context (a public fragment's, of its
 bytes), so what a fragment shows can change only when its tag does. The page view, the htmx GET and
-the socket push all call these functions: a pushed fragment is byte for byte what the GET shows (but
-for the per-render tokens: the CSRF token, a fresh mask of the same secret, and a move form's id).
+the socket push all call these functions: a pushed fragment is byte for byte what the GET shows. No fragment
+depends on who looks beyond what it shows: the CSRF token rides in the page's header and a move's id is given
+by the phone as it sends it, so a seat's own fragment is rendered once for every phone that shows it.
 A public fragment is made once per table revision and language for every screen of the table (its pieces
 rendered again only when what they read changed: ``gameplay.screens.pieces``), a seat's own fragment only when its
 tag moved. A push of these screens to a table's sockets: ``gameplay.live.frames``.
@@ -15,8 +16,6 @@ tag moved. A push of these screens to a table's sockets: ``gameplay.live.frames`
 from __future__ import annotations
 
 import hashlib
-import os
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,74 +63,34 @@ MODERATOR_ROOT = "moderator-view"
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who looks at a screen: a browser's player and seat links (from its session), language, CSRF.
-
-    ``csrf``: a request's CSRF token (``masked``), or a socket's CSRF cookie secret, masked only when a form
-    is drawn (:attr:`csrf_token`). ``base_url``: where phones on this Wi-Fi reach the server.
-    """
+    """Who looks at a screen: a browser's player and seat links (from its session), its language, whether its forms
+    can post (it holds a CSRF cookie: the token itself rides in the page's header, never in a screen), and
+    ``base_url``: where phones on this Wi-Fi reach the server."""
 
     player_id: int | None
     devices: dict[str, str]
     language: str
     base_url: str
-    csrf: str = ""
-    masked: bool = False
+    can_post: bool = False
 
     def hosts(self, table: Table) -> bool:
         """Whether this viewer hosts ``table``."""
         return self.player_id is not None and self.player_id == table.host_id
 
-    @cached_property
-    def csrf_token(self) -> str:
-        """A token for this browser's CSRF cookie ("" when it holds none: its forms cannot post)."""
-        return self.csrf if self.masked else csrf_token_for(self.csrf)
-
-    @property
-    def can_post(self) -> bool:
-        return bool(self.csrf) if self.masked else _valid_secret(self.csrf)
-
 
 def viewer_of_request(request: HttpRequest) -> Viewer:
-    """The viewer of a page or htmx request (its CSRF token as Django makes one for the page)."""
+    """The viewer of a page or htmx request (its CSRF cookie set for the page's header, as Django does)."""
     return Viewer(player_id=player_id_of(request=request), devices=session_devices(request.session),
-                  language=translation.get_language(), base_url=lan_base_url(request), csrf=get_token(request),
-                  masked=True)
+                  language=translation.get_language(), base_url=lan_base_url(request),
+                  can_post=bool(get_token(request)))
 
 
 _CSRF_CHARS = frozenset(CSRF_ALLOWED_CHARS)
 
 
 def _valid_secret(secret: str) -> bool:
+    """Whether a socket's CSRF cookie is a secret Django made (a phone without one must ask for its screen itself)."""
     return len(secret) == CSRF_SECRET_LENGTH and _CSRF_CHARS.issuperset(secret)
-
-
-_CSRF_INDEX = {char: index for index, char in enumerate(CSRF_ALLOWED_CHARS)}
-_CSRF_BASE = len(CSRF_ALLOWED_CHARS)
-_CSRF_FAIR = 256 - 256 % _CSRF_BASE  # random bytes from here up would favour the first characters: drawn again
-
-
-def _random_indexes(count: int) -> list[int]:
-    """``count`` characters of CSRF_ALLOWED_CHARS drawn uniformly from the system's randomness (by index)."""
-    drawn: list[int] = []
-    while len(drawn) < count:
-        drawn.extend(byte % _CSRF_BASE for byte in os.urandom(count + 8) if byte < _CSRF_FAIR)
-    return drawn[:count]
-
-
-def csrf_token_for(secret: str) -> str:
-    """A fresh token for a CSRF cookie's secret, as ``get_token`` makes for a request ("" for no valid secret).
-
-    A push has no request to hand ``get_token``: the token is Django's form (a random mask, then the secret
-    shifted by it, character by character), which CsrfViewMiddleware unmasks (tests/gameplay/test_screens.py posts
-    a move with one). The mask is one read of the system's randomness, not Django's one per character: a push
-    masks a token for every phone whose forms it draws, and that was ~1.5% of a move's CPU.
-    """
-    if not _valid_secret(secret):
-        return ""
-    mask = _random_indexes(CSRF_SECRET_LENGTH)
-    chars = CSRF_ALLOWED_CHARS
-    return "".join(chars[index] for index in mask) + "".join(
-        chars[(_CSRF_INDEX[char] + index) % _CSRF_BASE] for char, index in zip(secret, mask, strict=True))
 
 
 class Browser(Protocol):
@@ -153,7 +112,7 @@ def viewers_of_sessions(browsers: Sequence[Browser]) -> list[Viewer | None]:
         data = sessions[browser.session_key] if browser.session_key else {}
         viewers.append(None if data is None else Viewer(
             player_id=session_player_id(data), devices=session_devices(data), language=browser.language,
-            base_url=browser.url, csrf=browser.csrf_secret))
+            base_url=browser.url, can_post=_valid_secret(browser.csrf_secret)))
     return viewers
 
 
@@ -185,8 +144,8 @@ class Fragment:
 
     ``public``: the same for every screen of the table in a language (no form, no viewer): a piece
     (``gameplay.screens.pieces``), rendered again only when what it reads changed, its tag the digest of its bytes.
-    Any other fragment's tag is the digest of its context, so it is rendered only when that moved. ``tokens``:
-    its forms take this viewer's CSRF token and a fresh move id. ``revision``: shown only in
+    Any other fragment's tag is the digest of its context, so it is rendered only when that moved, and rendered
+    once for every screen that shows it (nothing in it depends on the viewer). ``revision``: shown only in
     ``data-revision``, which the page script sets from each frame, so it is no part of the tag. ``tagged``:
     False where the context holds more than plain data (the lobby's forms, a game night's rows): then it has
     no tag, is never kept, and is sent with every push. ``store``: the table's pieces (public fragments).
@@ -198,7 +157,6 @@ class Fragment:
     template: str
     context: dict
     public: bool = False
-    tokens: bool = False
     revision: int = 0
     tagged: bool = True
     store: pieces.Store | None = None
@@ -234,13 +192,12 @@ class Fragment:
     def _render_in(self, context: Context) -> str:
         return get_template(self.template).template.render(context).strip()
 
-    def render(self, viewer: Viewer | None) -> SafeString:
-        if self.public and self.tagged:
-            return pieces.stamp(self._public[0], self.revision)
-        context = dict(self.context, tag=self.tag, revision=self.revision)
-        if self.tokens and viewer is not None:
-            context.update(csrf_token=viewer.csrf_token, move_id=uuid.uuid4().hex)
-        return pieces.stamp(_rendered(self.template, context), self.revision)
+    def render(self) -> SafeString:
+        return pieces.stamp(self._public[0] if self.public and self.tagged else self._html, self.revision)
+
+    @cached_property
+    def _html(self) -> str:
+        return _rendered(self.template, dict(self.context, tag=self.tag, revision=self.revision))
 
 
 def _rendered(template: str, context: dict) -> str:
@@ -273,6 +230,7 @@ class TableNow:
         self._table_infos: dict[str, dict] = {}
         self._shared: dict[str, str] = {}
         self._ended: dict[str, dict[str, SafeString]] = {}
+        self._own: dict[tuple, Fragment] = {}
 
     def info(self, language: str | None = None) -> dict:
         """The latest game's public facts (``game_public_info``) in ``language`` (else the current one), made once
@@ -389,8 +347,40 @@ class TableNow:
             public = self.phone_public(language).get("pv-table")
             outcome = {"game": self.info(language), "names": self.game_ctx(None)["names"]}
             self._ended[language] = {"outcome": mark_safe(_rendered("gameplay/_outcome.jinja", outcome)),  # noqa: S308
-                                     "public": public.render(None) if public is not None else mark_safe("")}
+                                     "public": public.render() if public is not None else mark_safe("")}
         return self._ended[language]
+
+    def own_part(self, seat: int | None, away: bool, language: str) -> Fragment:
+        """A seat's own part of the phone (``pv-seat``: its view and moves; for a phone without a seat, the board),
+        made once per seat and language for every phone that shows it: nothing in it depends on the phone (its
+        forms' CSRF token rides in the page's header, a move's id is given by the phone as it sends it)."""
+        key = ("pv-seat", seat, away, language)
+        if key not in self._own:
+            info = self.info(language)
+            awaited = (seat is not None and seat in self.view(seat).get("awaiting", []) and not info["silent"]
+                       and not info["paused"])
+            ctx = self.game_ctx(seat, own=seat is not None)
+            self._own[key] = Fragment("pv-seat", "gameplay/_phone_seat.jinja", {
+                "table": self.table_ctx(language), "game": {name: info[name] for name in SEAT_GAME_KEYS},
+                "game_seat": seat, "ctx": ctx, "awaited": awaited, "moved_away": away, "move_url": self.move_url,
+            }, language=language, tag_from=[self.shared_digest(language), seat, awaited, away,
+                                            [ctx[name] for name in ("view", "me", "version", "window")],
+                                            ctx.get("ended_views")])
+        return self._own[key]
+
+    def tools_part(self, seat: int | None, is_host: bool, language: str) -> Fragment:
+        """A phone's tools below the game (``pv-tools``: moving its seat, the host's controls), made once per seat,
+        host or not, and language."""
+        key = ("pv-tools", seat, is_host, language)
+        if key not in self._own:
+            board, info = self.game_ctx(None), self.info(language)
+            tools = {"seats": board["seats"], "asleep": self.asleep, "night": self.night} if is_host else {
+                "seats": [], "asleep": [], "night": None}
+            self._own[key] = Fragment("pv-tools", "gameplay/_phone_tools.jinja", {
+                "table": self.table_ctx(language), "game": {name: info[name] for name in SEAT_GAME_KEYS},
+                "game_seat": seat, "is_host": is_host, **tools,
+            }, language=language, tag_from=[self.shared_digest(language), seat, is_host, tools])
+        return self._own[key]
 
     @cached_property
     def lobby_seats(self) -> list:
@@ -483,28 +473,13 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
         return shell, []
     seat = game_seat_of(game=running, player=viewer.player_id, devices=viewer.devices)
     public = now.phone_public(language)
-    info = now.info(language)
     is_host = viewer.hosts(table)
-    awaited = (seat is not None and seat in now.view(seat).get("awaiting", []) and not info["silent"]
-               and not info["paused"])
-    game = {key: info[key] for key in SEAT_GAME_KEYS}
-    ctx = now.game_ctx(seat, own=seat is not None)
     away = seat is None and moved_away(running, viewer.player_id, viewer.devices)
-    mine = Fragment("pv-seat", "gameplay/_phone_seat.jinja", {
-        "table": now.table_ctx(language), "game": game, "game_seat": seat, "ctx": ctx, "awaited": awaited,
-        "moved_away": away, "move_url": now.move_url,
-    }, tokens=True, language=language, tag_from=[now.shared_digest(language), seat, awaited, away,
-                               [ctx[key] for key in ("view", "me", "version", "window")], ctx.get("ended_views")])
-    parts = [public["pv-head"], mine]
+    parts = [public["pv-head"], now.own_part(seat, away, language)]
     if seat is not None and "pv-table" in public:
         parts.append(public["pv-table"])
     if seat is not None or is_host:
-        board = now.game_ctx(None)
-        tools = {"seats": board["seats"], "asleep": now.asleep, "night": now.night} if is_host else {
-            "seats": [], "asleep": [], "night": None}
-        parts.append(Fragment("pv-tools", "gameplay/_phone_tools.jinja", {
-            "table": now.table_ctx(language), "game": game, "game_seat": seat, "is_host": is_host, **tools,
-        }, tokens=True, language=language, tag_from=[now.shared_digest(language), seat, is_host, tools]))
+        parts.append(now.tools_part(seat, is_host, language))
     if seat is not None:
         parts.append(public["pv-reference"])
     return shell, parts
@@ -515,11 +490,11 @@ def _lobby_context(now: TableNow, viewer: Viewer) -> dict:
     table, latest = now.table, now.latest
     player = _player(now.lobby_seats, viewer.player_id)
     is_host = viewer.hosts(table)
-    context: dict = {"table": table_info(table), "is_host": is_host, "csrf_token": viewer.csrf_token,
+    context: dict = {"table": table_info(table), "is_host": is_host,
                      "next_url": url_of("table", table.code), "night": now.night if is_host else None}
     if latest is not None:
         seat = game_seat_of(game=latest, player=viewer.player_id, devices=viewer.devices)
-        ctx = dict(now.game_ctx(seat), move_id=uuid.uuid4().hex)
+        ctx = now.game_ctx(seat)
         context["game"], context["ended"] = now.info(viewer.language), now.ended(viewer.language)
         if seat is None:
             context["last_game"] = ctx
@@ -563,8 +538,14 @@ def panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment]
     if not parts:
         context = {**_lobby_context(now, viewer), "note": note}
     else:
-        context = {**shell, "note": note, "parts": [p.render(viewer) for p in parts]}
+        context = {**shell, "note": note, "parts": [p.render() for p in parts]}
     return mark_safe(_rendered("gameplay/_panel.jinja", context))  # noqa: S308 (autoescaped)
+
+
+def note_html(note: str, language: str) -> SafeString:
+    """A refused move's note as the panel shows it above itself (``gameplay/_note.jinja``), alone."""
+    with speaking(language):
+        return mark_safe(_rendered("gameplay/_note.jinja", {"note": note}))  # noqa: S308 (autoescaped)
 
 
 def shell_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
@@ -593,18 +574,29 @@ def board_part(now: TableNow, viewer: Viewer) -> Fragment:
         context["game_ctx"] = now.game_ctx(None)
         context["game"] = now.info(viewer.language)
         if running is not None:
-            context["asleep"] = now.asleep
-            context["handovers"] = now.handovers
+            context["head"] = board_head(context["table"], context["game"], context["game_ctx"]["names"],
+                                         now.asleep, now.handovers)
     return Fragment(BOARD_ROOT, "gameplay/_board.jinja", context, public=True, revision=now.revision,
                     tagged=running is not None, store=now.store if running is not None else None,
                     language=viewer.language)
+
+
+# What the board's head shows of the game row (its countdown's, as every screen's).
+HEAD_GAME_KEYS = ("title", "seed_hash", "paused", "paused_remaining", "deadline_ms", "silent", "timer_seconds", "waits")
+
+
+def board_head(table: dict, game: dict, names: list[str], asleep: list[int], handovers: list[dict]) -> dict:
+    """The board's head row (``bv-head``): the game, the code, the countdown, phones gone quiet and seats that moved
+    (each by name), the shuffle's hash."""
+    return {"code": table["code"], "game": {key: game[key] for key in HEAD_GAME_KEYS}, "names": names,
+            "asleep": asleep, "handovers": handovers}
 
 
 def board_screen(now: TableNow, viewer: Viewer) -> Screen:
     """The board's public partial (``#public-view``)."""
     with translation.override(viewer.language):
         part = now.board_fragment(viewer)
-        return Screen(part.render(None), now.revision, f'"{part.tag}"' if part.tag else None)
+        return Screen(part.render(), now.revision, f'"{part.tag}"' if part.tag else None)
 
 
 def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
@@ -615,11 +607,11 @@ def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
                             asleep=now.asleep if host else [])
     return Fragment(MODERATOR_ROOT, "gameplay/_moderator.jinja",
                     {"table": _table(now.table), "mod": mod, "night": now.night if host else None},
-                    tokens=host, revision=now.revision)
+                    revision=now.revision)
 
 
 def moderator_screen(now: TableNow, viewer: Viewer) -> Screen:
     """The moderator's drawer for this viewer (everyone's says who hosts; the host's holds the controls)."""
     with translation.override(viewer.language):
         part = moderator_part(now, viewer)
-        return Screen(part.render(viewer), now.revision, f'"{part.tag}"')
+        return Screen(part.render(), now.revision, f'"{part.tag}"')

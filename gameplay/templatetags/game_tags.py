@@ -34,26 +34,26 @@ def _move_form_open(context, action: dict, css_class: str = "") -> str:
         # A move supersedes a refresh in flight (hx-sync replace); the button is off while it travels.
         'hx-target="#private-view" hx-swap="outerHTML" hx-sync="closest #private-view:replace" '
         'hx-disabled-elt="find button">'
-        '<input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">'
         '<input type="hidden" name="version" value="{version}">'
         '<input type="hidden" name="window" value="{window}">'
-        '<input type="hidden" name="move_id" value="{move_id}">'
+        # The phone gives the move its id as it is sent (table.js): a repeat of that send (a retry, the POST
+        # after a socket that did not answer) repeats the id, never the move. The CSRF token rides in the
+        # page's header (base.html's hx-headers), so the form is the same for every phone of its seat.
+        '<input type="hidden" name="move_id" value="">'
         '<input type="hidden" name="action" value="{action}">',
         url=context.get("move_url", ""),
         cls=css_class,
-        csrf=context.get("csrf_token", ""),
         # An answer in a response window carries the window alone: it lands while that window is open, whatever
         # moved meanwhile (gameplay.services.move_submit), so its form need not change with every move.
         version="" if context.get("version") is None else context.get("version"),
         window=context.get("window", ""),
-        move_id=context.get("move_id", ""),
         action=json.dumps(action, sort_keys=True),
     )
 
 
 @register.simple_tag(takes_context=True)
 def move_form_open(context, css_class: str = "", **fields):
-    """Open a move form: hidden version, move id, CSRF and the base action built from ``fields``.
+    """Open a move form: hidden version, window, move id (the phone fills it) and the base action from ``fields``.
 
     ``{% move_form_open "cls" type="propose" %}`` starts the action ``{"type": "propose"}``;
     fields named ``a.<key>`` (one value) or ``a.<key>[]`` (several) inside the form are

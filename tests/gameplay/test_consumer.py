@@ -268,20 +268,17 @@ async def test_over_the_code_limit_a_browser_keeps_the_socket_of_a_table_it_know
     await host.disconnect()
 
 
-async def test_a_look_at_who_is_asleep_never_takes_the_place_of_a_newer_push_waiting():
-    """While a table's push is being drawn, the newest waiting one is kept: a heartbeat's new look at an older
-    revision (a phone fell asleep) is dropped, as the newer push's round looks afresh; at the same revision it
-    goes also to the sockets that hold that revision."""
+async def test_while_a_push_is_drawn_the_newest_revision_waits_and_an_older_one_is_dropped():
+    """While a table's push is being drawn, the newest waiting one is kept (with whose move made it); an older one
+    heard meanwhile is dropped, as the newer push's round reads the table afresh."""
     hub = consumers.Hub()
     hub.tables[1] = {object()}  # a socket of table 1
     hub._drawing[1] = asyncio.get_running_loop().create_future()  # a push of table 1 is being drawn: the next ones wait
     hub.pushed(1, 5, "d1")
-    hub.pushed(1, 4, "", again=True)
-    assert hub._waiting[1] == (5, "d1", False)
-    hub.pushed(1, 5, "", again=True)
-    assert hub._waiting[1] == (5, "d1", True)
+    hub.pushed(1, 4, "")
+    assert hub._waiting[1] == (5, "d1")
     hub.pushed(1, 6, "")
-    assert hub._waiting[1] == (6, "", False)
+    assert hub._waiting[1] == (6, "")
 
 
 async def test_sockets_that_connect_together_start_one_hub_and_every_table_gets_its_pushes(monkeypatch):
@@ -298,7 +295,7 @@ async def test_sockets_that_connect_together_start_one_hub_and_every_table_gets_
     monkeypatch.setattr(layer, "new_channel", counted)
     hub = consumers.Hub()
     heard: list[tuple[int, int]] = []
-    monkeypatch.setattr(hub, "pushed", lambda table_id, revision, answered, again=False: heard.append(
+    monkeypatch.setattr(hub, "pushed", lambda table_id, revision, answered: heard.append(
         (table_id, revision)))
     class Socket:  # what the hub reads of a consumer when it joins and leaves
         def __init__(self, table_id: int) -> None:

@@ -100,4 +100,28 @@ async def test_a_phone_that_falls_asleep_shows_on_the_board_without_a_move(table
         raise AssertionError("no frame said that P3's phone is asleep")
     assert "P3" in _asleep("".join(frame["f"].values()))
     assert "public-view" not in frame["f"]  # the piece that changed, not the whole board
+    # One version orders everything a screen shows: the phone's sleep moved the table's revision; the frame names it.
+    await sync_to_async(table.refresh_from_db)()
+    assert frame["v"] == table.revision == known + 2  # the move's revision, then the sleep's
     await board.disconnect()
+
+
+def test_a_phone_s_sleep_seen_by_two_processes_moves_the_revision_once(table_with):
+    """Each process looks at its own tables' presence at its heartbeats; the first that sees a phone fall asleep
+    moves the revision (pushed to every process as any change), the other's look at the same revision moves nothing."""
+    from gameplay.live import frames
+
+    table, people = table_with(5)
+    start(table, people[0])
+    for person in people:
+        person.get(f"/t/{table.code}/")
+    table.refresh_from_db()
+    shown = frames.ROUNDS_OF_THIS_PROCESS.at(table.pk, table.code, table.revision)
+    assert shown is not None and shown.now.asleep == []  # the screens as this process last drew them
+    assert frames.presence_moved([(table.pk, table.code)]) == []  # nobody fell asleep
+    cache.delete(f"presence:{table.pk}:p{people[2].player.pk}")
+    assert frames.presence_moved([(table.pk, table.code)]) == [table.pk]
+    assert frames.presence_moved([(table.pk, table.code)]) == []  # a second process, whose screens were the same
+    revision = table.revision
+    table.refresh_from_db()
+    assert table.revision == revision + 1

@@ -19,6 +19,7 @@ from django.test import Client
 from config.asgi import application
 from gameplay.live import frames as pushes
 from gameplay.models import Game
+from gameplay.screens import table as screens
 from gameplay.selectors import game_state
 from tests.conftest import Guest, start
 from tests.gameplay.helpers import awaited_movers, legal, move_data, play_until_over
@@ -230,44 +231,48 @@ def test_a_phone_without_its_csrf_cookie_gets_the_number_alone(table_with):
     assert pushes.push_frame(table.pk, table.code, table.revision, socket) == {"v": table.revision}
 
 
-def test_a_pushed_csrf_token_posts_a_move(table_with):
-    """The token a push puts in a phone's forms is one Django's CSRF check takes for that browser's cookie."""
+def page_token(html: str) -> str:
+    """The CSRF token a page's header holds (``<body hx-headers>``), which htmx sends and forms.js gives a form."""
+    return re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', html).group(1)
+
+
+def test_a_pushed_screen_holds_no_token_and_the_page_header_posts_its_move(table_with):
+    """No form a push draws holds a CSRF token or a move id (the phone gives one as the move leaves): the token of
+    the page's header posts the move under Django's CSRF check."""
     table, people = table_with(5)
     game = start(table, people[0])
     (leader,) = awaited_movers(game)
     person = people[leader]
     strict = Client(enforce_csrf_checks=True)
     strict.cookies = person.client.cookies
-    strict.get(f"/t/{table.code}/")
+    page = strict.get(f"/t/{table.code}/").content.decode()
     socket = pushes.Socket(
         kind="phone", session_key=strict.cookies["sessionid"].value, language="en",
         csrf_secret=strict.cookies["csrftoken"].value, url="http://testserver")
     table.refresh_from_db()
-    frame = pushes.push_frame(table.pk, table.code, table.revision, socket)
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', frame["f"]["private-view"]).group(1)
-    data = {**move_data(game, legal(game, leader)[0]), "csrfmiddlewaretoken": token}
-    assert strict.post(f"/t/{table.code}/move/", data, HTTP_HX_REQUEST="true").status_code == 200
+    panel = pushes.push_frame(table.pk, table.code, table.revision, socket)["f"]["private-view"]
+    assert "csrfmiddlewaretoken" not in panel and 'name="move_id" value=""' in panel
+    assert not re.search(r'name="move_id" value="[^"]', panel)
+    data = move_data(game, legal(game, leader)[0])
+    assert strict.post(f"/t/{table.code}/move/", data, HTTP_HX_REQUEST="true").status_code == 403  # no token
+    assert strict.post(f"/t/{table.code}/move/", data, HTTP_HX_REQUEST="true",
+                       HTTP_X_CSRFTOKEN=page_token(page)).status_code == 200
     assert Game.objects.get(pk=game.pk).version == game.version + 1
 
 
-def test_a_pushed_token_is_a_fresh_mask_of_the_cookie_secret():
-    """``csrf_token_for`` makes Django's token form: Django unmasks it to the cookie's secret; each token has a mask
-    of its own, drawn evenly over Django's characters; a malformed secret gets no token at all."""
-    from collections import Counter
-
-    from django.middleware.csrf import CSRF_ALLOWED_CHARS, _get_new_csrf_string, _unmask_cipher_token
-
-    from gameplay.screens.table import csrf_token_for
-
-    secret = _get_new_csrf_string()
-    tokens = [csrf_token_for(secret) for _ in range(3000)]
-    assert all(len(token) == 64 and _unmask_cipher_token(token) == secret for token in tokens)
-    assert len(set(tokens)) == len(tokens)
-    drawn = Counter(char for token in tokens for char in token[:32])  # the masks: 96,000 characters
-    assert set(drawn) == set(CSRF_ALLOWED_CHARS)
-    expected = 96_000 / len(CSRF_ALLOWED_CHARS)  # ~1,548 each; a bias of a byte's remainder would give ±25%
-    assert all(abs(count - expected) < expected * 0.15 for count in drawn.values()), drawn.most_common(3)
-    assert csrf_token_for("short") == "" and csrf_token_for("!" * 32) == ""
+def test_two_phones_of_one_seat_share_one_render_of_its_own_part(table_with):
+    """A seat's own part depends on the seat and language, never on the phone: two sockets of one browser (a second
+    tab) get the same bytes, rendered once for both."""
+    table, people = table_with(5)
+    game = start(table, people[0])
+    (leader,) = awaited_movers(game)
+    people[leader].client.get(f"/t/{table.code}/")  # its page sets its CSRF cookie
+    sockets = [socket_of(people[leader], "phone", "en") for _ in range(2)]
+    table.refresh_from_db()
+    found = pushes.ROUNDS_OF_THIS_PROCESS.at(table.pk, table.code, table.revision)
+    frames = [found.frame(s, v) for s, v in zip(sockets, screens.viewers_of_sessions(sockets), strict=True)]
+    assert frames[0]["f"] == frames[1]["f"] and "csrfmiddlewaretoken" not in frames[0]["f"]["private-view"]
+    assert sorted(key[0] for key in found.now._own if key[1] == leader) == ["pv-seat", "pv-tools"]
 
 
 def test_reads_never_expire_a_window_the_poll_does(table_with):

@@ -96,13 +96,14 @@
     if (typeof v === "number" && v > known) { known = v; }
     refresh();
   }
-  // answer: the frame answers this page's own move (sent over the socket): it may show the revision the
-  // screen shows already (a refused move's note), and no request of this page holds it back.
+  // answer: the frame answers this page's own move (sent over the socket): no request of this page holds it back.
+  // One guard orders every frame, answers included: one not newer than the revision shown is dropped (everything
+  // a screen shows moves the revision, presence included).
   function pushed(data, answer) {
     if (!panel() || !window.htmx || typeof window.htmx.swap !== "function") { seen(data.v); return; }
     if (!answer && document.querySelector(".htmx-request")) { waitingPush = data; return; }
     var shown = shownRevision();
-    if (shown !== null && (answer ? data.v < shown : data.v <= shown)) { return; }
+    if (shown !== null && data.v <= shown) { return; }
     var parts = data.f || {};
     var tags = data.t || {};
     var id;
@@ -238,6 +239,28 @@
   function postAllOut() {
     for (var n in movesOut) { if (Object.prototype.hasOwnProperty.call(movesOut, n)) { postInstead(n); } }
   }
+  // A move's id, given by the phone as the move leaves (the form's move_id is empty as drawn, so the form is the
+  // same for every phone of the seat): kept while the move travels, so that a retry (the POST after a socket
+  // that did not answer) repeats it and the server plays it once; cleared once answered, so the next tap on
+  // the same form is a new move.
+  function newMoveId() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  function moveIdField(form) {
+    var field = form && form.elements ? form.elements.namedItem("move_id") : null;
+    return field && field.tagName === "INPUT" ? field : null;
+  }
+  document.addEventListener("submit", function (event) {
+    var field = event.target instanceof HTMLFormElement && event.target.matches("form.move-form")
+      ? moveIdField(event.target) : null;
+    if (field && !field.value) { field.value = newMoveId(); }
+  }, true);
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var field = moveIdField(event.detail.elt);
+    if (field && event.detail.xhr && event.detail.xhr.status) { field.value = ""; }
+  });
   document.addEventListener("htmx:confirm", function (event) {
     var form = event.detail.elt;
     if (!isOpen() || !socketUrl || socketUrl.indexOf("view=phone") < 0 || !form || !form.matches
@@ -255,14 +278,26 @@
     movesOut[n] = { form: form, post: function () { event.detail.issueRequest(true); },
                     timer: setTimeout(function () { postInstead(n); }, MOVE_ANSWER_MS) };
   });
+  // A refused move's note (its answer over the socket), above the panel as the POST's answer shows it; the
+  // frame beside it was taken or dropped as any other.
+  function showNote(html) {
+    var view = document.getElementById("private-view");
+    if (!view) { return; }
+    var old = view.querySelector(":scope > [data-test=note]");
+    if (old) { old.parentNode.removeChild(old); }
+    view.insertAdjacentHTML("afterbegin", html);
+  }
   function answered(data) {
     var out = settleMove(data.answer);
     if (data.post) {
       if (out && document.body.contains(out.form)) { out.post(); }
       return;
     }
+    var field = out ? moveIdField(out.form) : null;
+    if (field) { field.value = ""; }
     lastHttpOk = Date.now();
     if (data.f && typeof data.f === "object") { pushed(data, true); } else { seen(data.v); }
+    if (typeof data.note === "string") { showNote(data.note); }
     // The tap is answered (and its screen swapped in): for scripts that wait on it, as on htmx:afterSettle.
     body.dispatchEvent(new CustomEvent("table:answered", { bubbles: true, detail: { revision: data.v, status: data.status } }));
   }

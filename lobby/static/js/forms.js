@@ -5,8 +5,26 @@
 // picks at once: its form holds each game's options in a <fieldset data-engine-options="<game>">,
 // the chosen one shown and the others hidden and disabled (so they are not sent). Without this
 // script the server renders the saved game's options, and Save takes the picked game's defaults.
+// The CSRF token rides in the page's header (<body hx-headers>), not in the forms a push draws (they are
+// the same for every phone): htmx sends the header with each request it makes, and a form the browser
+// posts itself is given the token as a field as it leaves.
 (function () {
   "use strict";
+  function pageToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; }
+    catch (e) { return ""; }
+  }
+  function withToken(form) {
+    if ((form.getAttribute("method") || "").toLowerCase() !== "post" || form.elements.namedItem("csrfmiddlewaretoken")) { return; }
+    var field = document.createElement("input");
+    field.type = "hidden";
+    field.name = "csrfmiddlewaretoken";
+    field.value = pageToken();
+    form.appendChild(field);
+  }
+  document.addEventListener("submit", function (event) {
+    if (event.target instanceof HTMLFormElement) { withToken(event.target); }
+  }, true);
   function showOptions(select) {
     var sets = select.form ? select.form.querySelectorAll("fieldset[data-engine-options]") : [];
     for (var i = 0; i < sets.length; i++) {
@@ -18,6 +36,7 @@
   document.addEventListener("change", function (event) {
     var el = event.target;
     if (el instanceof HTMLSelectElement && el.hasAttribute("data-autosubmit") && el.form) {
+      withToken(el.form);
       el.form.submit();
     } else if (el instanceof HTMLSelectElement && el.hasAttribute("data-engine-switch")) {
       showOptions(el);

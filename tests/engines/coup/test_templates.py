@@ -8,6 +8,7 @@ import re
 from django.template.loader import render_to_string
 
 from engines.coup import ENGINE
+from gameplay.selectors import public_parts
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
 CARD_WORDS = {"duke": "Duke", "assassin": "Assassin", "captain": "Captain",
@@ -19,7 +20,7 @@ def context(view, players, me):
     seats = [{"index": s, "name": NAMES[s], "is_bot": False, "is_me": s == me} for s in range(players)]
     return {"view": view, "seats": seats, "me": me, "names": NAMES[:players], "move_url": "/m",
             "log_template": "games/coup/log_line.jinja",
-            "version": 3, "move_id": "x", "csrf_token": "t", "parts": ENGINE.public_parts(view, seats, None)}
+            "version": 3, "parts": public_parts(ENGINE.name, view, seats)}
 
 
 def own_keys(view):

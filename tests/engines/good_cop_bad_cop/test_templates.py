@@ -8,6 +8,7 @@ import re
 from django.template.loader import render_to_string
 
 from engines.good_cop_bad_cop import ENGINE
+from gameplay.selectors import public_parts
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 T = "games/good_cop_bad_cop/"
@@ -17,10 +18,10 @@ def context(view, players, me):
     """The context the web layer gives the partials."""
     names = NAMES[:players]
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == me} for s in range(players)]
-    parts = ENGINE.public_parts(view, seats, None) if me is None else {}  # the board's seats are drawn from them
+    parts = public_parts(ENGINE.name, view, seats) if me is None else {}  # the board's seats and log come from them
     return {"view": view, "seats": seats, "me": me, "names": names, "move_url": "/m", "parts": parts,
             "log_template": "games/good_cop_bad_cop/log_line.jinja",
-            "version": 3, "move_id": "x", "csrf_token": "t"}
+            "version": 3}
 
 
 def phone(state, players, seat):

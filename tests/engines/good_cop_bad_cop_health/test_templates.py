@@ -9,6 +9,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from engines.good_cop_bad_cop_health import ENGINE
+from gameplay.selectors import public_parts
 
 from .helpers import game_states
 from .test_information_sets import scramble
@@ -25,7 +26,7 @@ def context(state, seat):
     return {"view": view, "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
             "log_template": "games/good_cop_bad_cop_health/log_line.jinja",
-            "version": 3, "move_id": "x", "csrf_token": "t", "parts": ENGINE.public_parts(view, seats, None)}
+            "version": 3, "parts": public_parts(ENGINE.name, view, seats)}
 
 
 def phone(state, seat):

@@ -9,6 +9,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from engines.inside_job import ENGINE
+from gameplay.selectors import public_parts
 
 from .helpers import approve_all, plain_roles, propose, run_mission, table
 from .test_information_sets import CASES, scramble, states_along_a_game
@@ -37,8 +38,8 @@ def context(state: dict, seat: int | None) -> dict:
     view = ENGINE.view(state, seat)
     return {"view": view, "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
-            "log_template": "games/inside_job/log_line.jinja", "version": 3, "move_id": "x", "csrf_token": "t",
-            "parts": ENGINE.public_parts(view, seats, None) if seat is None else {}}
+            "log_template": "games/inside_job/log_line.jinja", "version": 3,
+            "parts": public_parts(ENGINE.name, view, seats) if seat is None else {}}
 
 
 def phone(state: dict, seat: int) -> str:
