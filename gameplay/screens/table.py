@@ -327,6 +327,7 @@ class TableNow:
             made = {"pv-head": Fragment("pv-head", "gameplay/_phone_head.jinja", {
                 "table": self.table_ctx(language), "game": info, "names": board["names"], "asleep": self.asleep,
                 "handovers": self.handovers, "status_template": board["status_template"], "view": board["view"],
+                "parts": board["parts"],
             }, public=True, store=self.store, language=language)}
             if board["public_template"]:
                 made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.jinja", {
