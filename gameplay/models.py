@@ -141,7 +141,7 @@ class SeatHandover(models.Model):
 
 
 class GameNight(models.Model):
-    """An evening's series at one table, started and ended by the host (``gameplay.nights``).
+    """An evening's series at one table, started and ended by the host (``community.nights``).
 
     Its games are the table's games that finished while it was open (``started`` <= finished
     <= ``ended``, or still open): no field on Game, the finish times say it. At most one open

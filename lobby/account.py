@@ -6,7 +6,7 @@ browser session signed in to it. The ``Player`` row stays, so the games it playe
 other players' history, stats and replays; wherever a name is shown, a deleted player's reads as
 the translated neutral name (:func:`shown_player_name`, :func:`shown_seat_name`), rendered from
 that flag, never a stored sentence. The games' own rows are gameplay's: its deletion view
-(``gameplay.group_views.account_delete``) erases the stored seat names in the same transaction
+(``community.views.account_delete``) erases the stored seat names in the same transaction
 as :func:`account_erase` (the lobby never imports gameplay).
 
 While the person plays a running game (a seat at a table whose game runs) or hosts one, deletion
