@@ -99,7 +99,7 @@ def save_screenshots(pages, prefix: str) -> None:
 
 # ---- Phones in every engine (tests/e2e/engines_drivers.py): WebKit and Firefox beside Chromium ----
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def xvfb():
     """A private X screen for WebKitGTK's windows. Missing WebKit or Xvfb fails the run saying what to install."""
     from tests.e2e.engines_drivers import Xvfb, require
@@ -110,9 +110,9 @@ def xvfb():
     screen.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def firefox():
-    """One headless Firefox ESR over WebDriver BiDi for the whole run; each phone is a user context of it."""
+    """One headless Firefox ESR over WebDriver BiDi for a test module; each phone is a user context of it."""
     from tests.e2e.engines_drivers import Firefox, require
 
     require("firefox")
