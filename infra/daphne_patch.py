@@ -46,6 +46,30 @@ def _abort(transport) -> None:
         (getattr(transport, "abortConnection", None) or transport.loseConnection)()
 
 
+def _refuse_body(request) -> None:
+    """Answer a daphne request whose body is over the limit 413 at once, and close it as web servers do."""
+    from daphne.http_protocol import WebRequest
+
+    request.body_refused = True
+    headers = [(name.lower(), value) for name, values in request.requestHeaders.getAllRawHeaders() for value in values]
+    request.requestHeaders.removeHeader(b"expect")  # no "100 Continue" after the refusal
+    answer, body = refusal(headers, 413, WebRequest.body_limit)
+    head = b"HTTP/1.1 413 Request Entity Too Large\r\n" + b"".join(
+        name + b": " + value + b"\r\n" for name, value in answer)
+    transport = request.channel.transport
+    transport.write(head + b"\r\n" + body)
+    # A lingering close: the answer, then the end of our side; what the client still sends is read and dropped
+    # for a moment (so it gets to read the answer rather than a reset), then the connection goes whatever it does.
+    if hasattr(transport, "loseWriteConnection"):
+        transport.loseWriteConnection()
+        from twisted.internet import reactor
+
+        # (Twisted types the reactor module as its interface, whose methods mypy reads with a self.)
+        reactor.callLater(LINGER_SECONDS, _abort, transport)  # type: ignore[arg-type]
+    else:
+        request.channel.loseConnection()
+
+
 def _guard_bodies(limit: int) -> None:
     """PATCH of daphne's ``WebRequest`` (``gotLength``, ``handleContentChunk``, ``process``): the body limit of
     ``infra.body_limit`` inside daphne itself, before it reads the body.
@@ -62,28 +86,7 @@ def _guard_bodies(limit: int) -> None:
 
     if getattr(WebRequest, "body_limit", None) is None:
         got_length, content_chunk, process = WebRequest.gotLength, WebRequest.handleContentChunk, WebRequest.process
-
-        def refuse(request) -> None:
-            request.body_refused = True
-            headers = [(name.lower(), value) for name, values in request.requestHeaders.getAllRawHeaders()
-                       for value in values]
-            request.requestHeaders.removeHeader(b"expect")  # no "100 Continue" after the refusal
-            answer, body = refusal(headers, 413, WebRequest.body_limit)
-            head = b"HTTP/1.1 413 Request Entity Too Large\r\n" + b"".join(
-                name + b": " + value + b"\r\n" for name, value in answer)
-            transport = request.channel.transport
-            transport.write(head + b"\r\n" + body)
-            # A lingering close, as web servers do: the answer, then the end of our side; what the
-            # client still sends is read and dropped for a moment (so it gets to read the answer
-            # rather than a reset), then the connection goes whatever it does.
-            if hasattr(transport, "loseWriteConnection"):
-                transport.loseWriteConnection()
-                from twisted.internet import reactor
-
-                # (Twisted types the reactor module as its interface, whose methods mypy reads with a self.)
-                reactor.callLater(LINGER_SECONDS, _abort, transport)  # type: ignore[arg-type]
-            else:
-                request.channel.loseConnection()
+        refuse = _refuse_body
 
         def gotLength(self, length):  # noqa: N802 (Twisted's name)
             self.body_seen, self.body_refused = 0, False

@@ -74,32 +74,36 @@ class TableRound:
             return {"v": self.revision}
         with speaking(viewer.language):
             if socket.kind == "board":
-                parts = [self.now.board_fragment(viewer), moderator_part(self.now, viewer)]
+                return self._changed(socket, [self.now.board_fragment(viewer), moderator_part(self.now, viewer)])
+            shell, parts = phone_parts(self.now, viewer)
+            shape = shell_tag(shell, parts, viewer) if parts else ""
+            if not shape or socket.sent.get(PHONE_ROOT) != shape:
+                html = panel_html(self.now, viewer, shell, parts)
+                held = {key: piece[0] for part in parts for key, piece in part.pieces.items()}
+                socket.sent = {PHONE_ROOT: shape, **held} if shape else {}
+                return {"v": self.revision, "f": {PHONE_ROOT: html}}
+            return self._changed(socket, parts)
+
+    def _changed(self, socket: Socket, parts: list) -> dict:
+        """The frame of the screen's ``parts`` that moved since ``socket`` was last sent them: a public fragment whose
+        own shell did not move sends only the pieces inside it that moved."""
+        frame: dict = {"v": self.revision, "f": {}, "t": {}}
+        for part in parts:
+            sendable = part.pieces
+            own = sendable[part.id][0]
+            inner = {key: value for key, value in sendable.items() if key != part.id}
+            if inner and own and socket.sent.get(part.id) == own:  # the same shell: the pieces that moved
+                frame["f"].update({key: pieces.stamp(html, self.revision) for key, (tag, html) in inner.items()
+                                   if socket.sent.get(key) != tag})
+                frame["t"].update({key: tag for key, (tag, _html) in sendable.items()})
             else:
-                shell, parts = phone_parts(self.now, viewer)
-                shape = shell_tag(shell, parts, viewer) if parts else ""
-                if not shape or socket.sent.get(PHONE_ROOT) != shape:
-                    html = panel_html(self.now, viewer, shell, parts)
-                    held = {key: piece[0] for part in parts for key, piece in part.pieces.items()}
-                    socket.sent = {PHONE_ROOT: shape, **held} if shape else {}
-                    return {"v": self.revision, "f": {PHONE_ROOT: html}}
-            frame: dict = {"v": self.revision, "f": {}, "t": {}}
-            for part in parts:
-                sendable = part.pieces
-                own = sendable[part.id][0]
-                inner = {key: value for key, value in sendable.items() if key != part.id}
-                if inner and own and socket.sent.get(part.id) == own:  # the same shell: the pieces that moved
-                    frame["f"].update({key: pieces.stamp(html, self.revision) for key, (tag, html) in inner.items()
-                                       if socket.sent.get(key) != tag})
-                    frame["t"].update({key: tag for key, (tag, _html) in sendable.items()})
-                else:
-                    if not own or socket.sent.get(part.id) != own:
-                        frame["f"][part.id] = part.render()
-                    frame["t"][part.id] = own  # its pieces come inside it
-                socket.sent.update({key: tag for key, (tag, _html) in sendable.items()})
-                if part.id == BOARD_ROOT and part.tag:
-                    frame["tag"] = f'"{part.tag}"'  # the board's entity tag, as its GET has it (board.js)
-            return frame
+                if not own or socket.sent.get(part.id) != own:
+                    frame["f"][part.id] = part.render()
+                frame["t"][part.id] = own  # its pieces come inside it
+            socket.sent.update({key: tag for key, (tag, _html) in sendable.items()})
+            if part.id == BOARD_ROOT and part.tag:
+                frame["tag"] = f'"{part.tag}"'  # the board's entity tag, as its GET has it (board.js)
+        return frame
 
 
 ROUNDS = 512  # tables whose latest push this process keeps

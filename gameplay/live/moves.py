@@ -19,10 +19,11 @@ from django.utils import translation
 
 from gameplay import services
 from gameplay.live.frames import ROUNDS_OF_THIS_PROCESS, Socket, TableRound
-from gameplay.screens.table import TABLE, TableNow, note_html, viewers_of_sessions
+from gameplay.screens.table import TABLE, TableNow, Viewer, note_html, viewers_of_sessions
 from gameplay.services import MoveRefused
 from gameplay.web.forms import BadMoveForm, read_move_form
 from gameplay.web.views import refusal_answer
+from lobby.models import Table
 
 MAX_FIELDS = 64  # a move form has a handful; a pick of every card of ten players stays far below
 
@@ -67,6 +68,16 @@ def unjudged(socket: Socket, message: dict) -> dict | None:
     return None
 
 
+def _submit(table: Table, viewer: Viewer, fields: dict) -> services.MoveResult:
+    """The move form's ``fields``, read as the POST's are and played for ``viewer`` at ``table`` as it is now."""
+    form = _form(fields)
+    if form is None:
+        raise BadMoveForm("fields")
+    move = read_move_form(form)
+    return services.move_submit(table_id=table.pk, player=viewer.player_id, version=move.version,
+                                move_id=move.move_id, action=move.action, window=move.window, devices=viewer.devices)
+
+
 def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
     """Judge a move sent over ``socket`` and answer it with this socket's frame (see the module)."""
     unjudgeable = unjudged(socket, message)
@@ -82,13 +93,7 @@ def play(table_id: int, code: str, socket: Socket, message: dict) -> dict:
         return {**answer, "post": True}
     with translation.override(viewer.language):
         try:
-            form = _form(fields)
-            if form is None:
-                raise BadMoveForm("fields")
-            move = read_move_form(form)
-            result = services.move_submit(
-                table_id=table.pk, player=viewer.player_id, version=move.version, move_id=move.move_id,
-                action=move.action, window=move.window, devices=viewer.devices)
+            result = _submit(table, viewer, fields)
         except (MoveRefused, BadMoveForm) as refusal:
             status, note = refusal_answer(refusal)
             now = TableNow.read(table_id)
