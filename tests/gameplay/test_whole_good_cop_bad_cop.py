@@ -21,6 +21,7 @@ import importlib
 import json
 import random
 import time
+import uuid
 from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -91,7 +92,11 @@ def _form_for(forms: MoveForms, action: dict) -> dict | None:
         names = {f"a.{key}[]" if isinstance(value, list) else f"a.{key}": value for key, value in extra.items()}
         if not set(names) <= form["fields"]:
             continue
-        data = {key: form["hidden"][key] for key in ("csrfmiddlewaretoken", "version", "window", "move_id", "action")}
+        # The form as drawn holds no token (it rides in the page's header) and an empty move id, which the phone
+        # fills as the move leaves (table.js): a fresh one per tap.
+        assert form["hidden"]["move_id"] == "" and "csrfmiddlewaretoken" not in form["hidden"]
+        data = {key: form["hidden"][key] for key in ("version", "window", "action")}
+        data["move_id"] = uuid.uuid4().hex
         for name, value in names.items():
             data[name] = [str(v) for v in value] if isinstance(value, list) else str(value)
         return data
