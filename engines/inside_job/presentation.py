@@ -7,7 +7,7 @@ its template reads (as ``part``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engines.base import BaseEngine, JSONDict, State
@@ -142,7 +142,9 @@ def public_parts(view: JSONDict, seats: Sequence[JSONDict],
                  ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:
     """Element id → all it shows, from the board's view: each seat (``bv-seat-N``), the middle of the board
     (``bv-now``), the track (``ij-track``, drawn inside ``bv-track`` on the board and ``pv-track`` on a phone: their
-    parts hold it as ``track``) and the phone's public log (``pv-log``). Roles only once the game is over."""
+    parts hold it as ``track``) and the phone's public log (``pv-log``). Roles only once the game is over. Three keys
+    are not element ids: ``board``, ``status`` and ``phone``, what board.jinja, phone_status.jinja (as ``part``) and
+    phone_public.jinja show outside their pieces."""
     names = [s["name"] for s in seats]
     log = list(view.get("log") or [])
     last: JSONDict = log[-1] if log else {}
@@ -153,7 +155,73 @@ def public_parts(view: JSONDict, seats: Sequence[JSONDict],
     parts["ij-track"] = drawn
     parts["pv-track"] = {"track": drawn}
     parts["pv-log"] = log_part(log, names)
+    # The reserved keys (not element ids): what board.jinja, phone_status.jinja and phone_public.jinja show
+    # outside their pieces.
+    parts["board"] = board_part(view, seats, ended_views)
+    parts["status"] = status_part(view, names)
+    parts["phone"] = phone_part(view, seats)
     return parts
+
+
+def board_part(view: JSONDict, seats: Sequence[JSONDict], ended_views: Sequence[JSONDict] | None) -> JSONDict:
+    """What board.jinja shows outside its pieces: the seats' indexes in order (where it places ``bv-seat-N``), the
+    end's outcome in the middle (:func:`outcome_part`, brief: the seats show the roles) or else whether the middle
+    (``bv-now``) shows: not in a game the host ended."""
+    names = [s["name"] for s in seats]
+    outcome = outcome_part(view, names) if view.get("outcome") else None
+    return {"seats": [s["index"] for s in seats], "outcome": outcome, "now": outcome is None and not ended_views}
+
+
+def outcome_part(view: JSONDict, names: Sequence[str], seats: Sequence[JSONDict] | None = None,
+                 me: int | None = None) -> JSONDict:
+    """The end (outcome.jinja): the winning side, why, the Assassin's target (where the reason names it), whether
+    the seat ``me``'s side won (None on the board), and with ``seats`` every seat's name, role and side (the
+    board's is brief: None, its seats show the roles)."""
+    outcome = view.get("outcome") or {}
+    reveal = view.get("reveal") or {}
+    roles = reveal.get("roles")
+    named = outcome.get("reason") in ("merlin_found", "merlin_survived")
+    return {
+        "side": outcome.get("side"), "reason": outcome.get("reason"),
+        "target": _name(reveal.get("assassin_target"), names) if named else None,
+        "won": view["side"] == outcome.get("side") if me is not None and view.get("side") else None,
+        "reveal": None if seats is None else [
+            {"index": s["index"], "name": s["name"], "role": _at(roles, s["index"]),
+             "side": "agents" if _at(roles, s["index"]) in ("agent", "merlin", "percival") else "traitors"}
+            for s in seats],
+    }
+
+
+def status_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
+    """The phone's public status line (phone_status.jinja): nothing once the game is over (``shown``), else the
+    phase, the mission (None while the Assassin chooses) and what the phase's lines name: the leader (proposing,
+    voting), the team (voting, on the mission), the fifth-proposal warning, whom the table waits for, the Lady."""
+    phase = view.get("phase")
+    if view.get("outcome"):
+        phase = None
+    return {
+        "shown": phase is not None, "phase": phase,
+        "mission": None if phase in (None, "assassinate") else {"n": view.get("mission_number"),
+                                                                "size": view.get("team_size")},
+        "leader": _name(view.get("leader"), names) if phase in ("propose", "vote") else None,
+        "team": [_name(s, names) for s in view.get("team") or []] if phase in ("vote", "mission") else [],
+        "last_chance": phase == "vote" and view.get("rejections") == 4,
+        "awaiting": [_name(s, names) for s in view.get("awaiting") or []]
+        if phase in ("vote", "mission", "assassinate") else [],
+        "lady": _name(view.get("lady"), names) if phase == "lady" else None,
+    }
+
+
+def phone_part(view: JSONDict, seats: Sequence[JSONDict]) -> JSONDict:
+    """What phone_public.jinja shows outside its pieces: the last vote (each seat's name, bot or not, and whether
+    it approved; None while a vote runs or before the first) and who holds the Lady of the Lake (None: nobody)."""
+    votes = view.get("votes")
+    lady = view.get("lady")
+    return {
+        "votes": [{"name": s["name"], "is_bot": bool(s["is_bot"]), "approve": bool(_at(votes, s["index"]))}
+                  for s in seats] if votes and view.get("phase") != "vote" else None,
+        "lady": None if lady is None else _name(lady, [s["name"] for s in seats]),
+    }
 
 
 def seat_part(view: JSONDict, seat: JSONDict, last: JSONDict, ended_views: Sequence[JSONDict] | None) -> JSONDict:
@@ -251,6 +319,7 @@ def _name(seat: Any, names: Sequence[str]) -> str:
     return NO_SEAT if seat is None else str(names[int(seat)])
 
 
-# What the game's templates call (``{{ view|mission_cards }}``, ``ij_track(part, language_bidi())``).
-TEMPLATE_FILTERS = {"mission_cards": mission_cards}
+# What the game's templates call (``{{ view|mission_cards }}``, ``view|ij_outcome(names, seats, me)``,
+# ``ij_track(part, language_bidi())``).
+TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {"mission_cards": mission_cards, "ij_outcome": outcome_part}
 TEMPLATE_TAGS = {"ij_track": track}

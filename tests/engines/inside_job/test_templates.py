@@ -44,19 +44,20 @@ def context(state: dict, seat: int | None) -> dict:
 
 def phone(state: dict, seat: int) -> str:
     """The rendered game part of a seat's phone as its screen puts it together (``gameplay.screens.table``): the public
-    status line and public part from the board's view, and between them the seat's own part from its own keys."""
+    status line and public part from the board's parts alone (``parts.status``, ``parts``), and between them the
+    seat's own part from its own keys."""
     own = context(state, seat)
     own["view"] = {key: value for key, value in own["view"].items()
                    if key in ENGINE.phone_private_keys | {"seat", "legal"}}
-    public = dict(context(state, None), seats=own["seats"], me=seat)
-    return "".join([render_to_string("games/inside_job/phone_status.jinja", public),
+    parts = context(state, None)["parts"]
+    return "".join([render_to_string("games/inside_job/phone_status.jinja", {"part": parts["status"]}),
                     render_to_string("games/inside_job/phone.jinja", own),
-                    render_to_string("games/inside_job/phone_public.jinja", public)])
+                    render_to_string("games/inside_job/phone_public.jinja", {"parts": parts})])
 
 
 def board(state: dict) -> str:
-    """The rendered public board."""
-    return render_to_string("games/inside_job/board.jinja", context(state, None))
+    """The rendered public board, from the board's parts alone (as the web layer draws it: its public_parts)."""
+    return render_to_string("games/inside_job/board.jinja", {"parts": context(state, None)["parts"]})
 
 
 def test_every_partial_renders_through_whole_random_games():
