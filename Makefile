@@ -7,7 +7,8 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/tablegames
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install run serve test services browser lint check-deploy simulate messages
+.PHONY: install run serve test services browser lint check-deploy simulate messages cluster cluster-check \
+	cluster-down cluster-figures cluster-packages
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -73,11 +74,36 @@ browser:
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		else echo "WebKit and Firefox for the phones in every engine are missing: sudo apt-get install$$missing"; exit 1; fi; }
 
+# Several hosts on this machine (issue 46, docs/deploy.md): network namespaces for two or three app hosts (what
+# `make serve` runs), one for PostgreSQL and Redis, and HAProxy in front, at http://10.46.0.10:8000/. Needs root.
+# `make cluster` starts it and waits (Ctrl-C stops it and removes everything); `make cluster-check` is the proof
+# (also in `make test`: tests/cluster/); `make cluster-figures` the load tool through the balancer at 1, 2, 3 hosts.
+CLUSTER_HOSTS ?= 3
+CLUSTER_PROCESSES ?= 1
+cluster-packages:
+	@command -v haproxy >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing haproxy (apt-get)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; \
+		else echo "HAProxy is missing (and the cluster needs root): sudo apt-get install haproxy"; exit 1; fi; }
+
+cluster: install cluster-packages
+	$(BIN)/python -m tools.cluster up --hosts $(CLUSTER_HOSTS) --processes $(CLUSTER_PROCESSES)
+
+cluster-down: install
+	$(BIN)/python -m tools.cluster down
+
+cluster-check: install cluster-packages
+	$(BIN)/pytest tests/cluster -p no:cacheprovider
+
+cluster-figures: install cluster-packages
+	$(BIN)/python -m tools.cluster figures --hosts 1,2,3 --seconds 60
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: install services browser lint
+test: install services browser cluster-packages lint
 	$(BIN)/python manage.py check
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest
 

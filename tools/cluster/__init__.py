@@ -1,0 +1,1 @@
+"""A cluster of test hosts on one machine (network namespaces) behind HAProxy: ``python -m tools.cluster``."""

@@ -1,0 +1,5 @@
+import sys
+
+from tools.cluster.cluster import main
+
+sys.exit(main())
