@@ -1,6 +1,7 @@
 """What the web layer shows of Good Cop Bad Cop beside its views: the reference card's facts, a seat's role
 from the end's reveal, the Kingpin as the minority role a fair deal evens out, and the board's public parts
-(each seat's element, ``bv-seat-N``, as the plain dict it shows: ``public_parts``)."""
+(each seat's element, ``bv-seat-N``, as the plain dict it shows, and what the board, the phone's status line and its
+public part show outside their pieces: ``public_parts``)."""
 
 from __future__ import annotations
 
@@ -42,10 +43,101 @@ def is_minority(view: JSONDict, seat: int) -> bool:
 def public_parts(view: JSONDict, seats: Sequence[JSONDict],
                  ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:
     """The board's seats (``bv-seat-N``: templates/games/good_cop_bad_cop/board_seat.jinja), each as all it shows:
-    its name, its cards, its badges, and whether the latest public log line names it (``is_new``)."""
+    its name, its cards, its badges, and whether the latest public log line names it (``is_new``). Three keys are
+    not element ids: ``board``, ``status`` and ``phone``, what board.jinja, phone_status.jinja (as ``part``) and
+    phone_public.jinja show outside their pieces."""
     log = view.get("log") or []
     last = log[-1] if log and isinstance(log[-1], dict) else {}
-    return {f"bv-seat-{i}": board_seat(view, seats, ended_views, i, last) for i in range(len(view["cards"]))}
+    parts = {f"bv-seat-{i}": board_seat(view, seats, ended_views, i, last) for i in range(len(view["cards"]))}
+    names = [str(s.get("name", "")) for s in seats]
+    parts["board"] = board_part(view, names, ended_views)
+    parts["status"] = {"shown": not view.get("outcome"),
+                       "line": None if view.get("outcome") else status_line(view, names)}
+    parts["phone"] = phone_part(view, seats, names)
+    return parts
+
+
+def board_part(view: JSONDict, names: Sequence[str], ended_views: Sequence[JSONDict] | None) -> JSONDict:
+    """What board.jinja shows outside its pieces: the phase (``data-phase``), the seats' indexes in order (where it
+    places ``bv-seat-N``), the status line (:func:`status_line`; None in a game the host ended), the Lead
+    Investigator's name, the direction, the guns left in the centre and the cards a Defibrillator removed (ids)."""
+    return {
+        "phase": str(view["phase"]),
+        "seats": list(range(len(view["cards"]))),
+        "status": None if ended_views else status_line(view, names),
+        "lead": _name(view["turn"], names),
+        "clockwise": view.get("direction") == 1,
+        "guns_left": int(view.get("guns_left") or 0),
+        "removed": list(view.get("removed") or []),
+    }
+
+
+NAMING_THE_SEAT = ("respond", "reveal", "keep", "bribe", "redirect")  # the phases whose status names the pending seat
+
+
+def status_line(view: JSONDict, names: Sequence[str]) -> JSONDict:
+    """What the table does now and whom it waits for (status.jinja): the phase and the names its sentence holds, each
+    only in the phases that say it (the end's team and winners; the Lead Investigator choosing or aiming; the seat the
+    pending step is about, its target and its card; the window's ``when``: "shoot", "investigate" or its end)."""
+    phase = str(view["phase"])
+    pending = view.get("pending") or {}
+    outcome = (view.get("outcome") or {}) if phase == "over" else {}
+    window = pending.get("when") if phase == "respond" else None
+    targeted = phase == "redirect" or window in ("shoot", "investigate")
+    return {
+        "phase": phase,
+        "team": outcome.get("team") if phase == "over" else None,
+        "winners": [_name(s, names) for s in outcome.get("winners") or []],
+        "lead": _name(view["turn"], names) if phase in ("action", "aim") else None,
+        "when": window,
+        "who": _name(pending.get("seat"), names) if phase in NAMING_THE_SEAT else None,
+        "target": _name(pending.get("target"), names) if targeted else None,
+        "card": pending.get("card") if window == "investigate" else None,
+        "awaiting": [_name(s, names) for s in view.get("awaiting") or []],
+    }
+
+
+def phone_part(view: JSONDict, seats: Sequence[JSONDict], names: Sequence[str]) -> JSONDict:
+    """What phone_public.jinja shows outside its pieces: each seat as the phone's table shows it (:func:`phone_seat`),
+    the newest public log lines (oldest first) and the names they are told with."""
+    return {"seats": [phone_seat(view, seats, names, i) for i in range(len(view["cards"]))],
+            "log": newest_public(view.get("log") or [], PHONE_LOG_LINES), "names": list(names)}
+
+
+PHONE_LOG_LINES = 8  # the phone's "Recent events"
+
+
+def phone_seat(view: JSONDict, seats: Sequence[JSONDict], names: Sequence[str], i: int) -> JSONDict:
+    """Seat ``i`` on a phone's table: its name, bot or not, its state (lead, out, awaited), its cards as the table
+    sees them (a face-down one by position alone: no name) and its badges (wound, gun and aim, Planted Evidence,
+    Coffee)."""
+    aim = _at(view["guns"], i)
+    return {
+        "index": i,
+        "name": _name(i, names),
+        "is_bot": bool((_at(seats, i) or {}).get("is_bot")),
+        "active": i == view["turn"],
+        "out": not _at(view["alive"], i),
+        "awaited": i in (view.get("awaiting") or []),
+        "cards": [{"name": c["name"] if c["face_up"] else None, "face_up": bool(c["face_up"])}
+                  for c in view["cards"][i]],
+        "wounded": bool(_at(view["wounded"], i)),
+        "armed": bool(_at(view["armed"], i)),
+        "aim": None if aim is None else _name(aim, names),
+        "planted": view.get("planted") == i,
+        "coffee": view.get("coffee") == i,
+    }
+
+
+def newest_public(log: Sequence[Any], count: int) -> list[JSONDict]:
+    """The newest ``count`` lines everyone may read (no ``private`` mark), oldest first; only the newest looked at."""
+    newest: list[JSONDict] = []
+    for line in reversed(log):
+        if len(newest) >= count:
+            break
+        if not line.get("private"):
+            newest.append(line)
+    return newest[::-1]
 
 
 def board_seat(view: JSONDict, seats: Sequence[JSONDict], ended_views: Sequence[JSONDict] | None, i: int,
@@ -83,6 +175,14 @@ def revealed_cards(view: JSONDict, ended_views: Sequence[JSONDict] | None, i: in
     if not shown:
         return None
     return [{"name": (card.get("name") if isinstance(card, dict) else None) or card, "face_up": True} for card in shown]
+
+
+NO_SEAT = "—"  # a seat's name where there is no seat (game_tags.seat_name's)
+
+
+def _name(seat: Any, names: Sequence[str]) -> str:
+    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
+    return NO_SEAT if seat is None else str(names[int(seat)])
 
 
 def _at(items: Any, i: Any) -> Any:

@@ -1,6 +1,7 @@
 """The board's public parts (``presentation.public_parts``): each seat's element as the plain dict it alone is drawn
-from, all along random games: plain JSON, one per seat, from the public view alone, and changed exactly when the
-element's bytes change."""
+from, and what the board, the phone's status line and its public part show outside their pieces (the reserved keys
+``board``, ``status`` and ``phone``), all along random games: plain JSON, one per seat, from the public view alone,
+changed exactly when the element's bytes change, and the public templates drawn from them alone."""
 
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ from django.utils import translation
 
 from engines.good_cop_bad_cop import ENGINE
 from engines.good_cop_bad_cop.cards import RULES_VERSIONS
+from gameplay.selectors import public_parts
 
 from ..contract import random_step
 
 NAMES = ["Ann", "Bob", "Cy <b>", "Dee", "Eve & co", "Fay", "Gus", "Hal"]
 SEAT = "games/good_cop_bad_cop/board_seat.jinja"
+T = "games/good_cop_bad_cop/"
+RESERVED = {"board", "status", "phone"}  # not element ids: what the templates show outside their pieces
 TAG = re.compile(r' data-tag="[^"]*"')
 
 
@@ -67,8 +71,11 @@ def test_the_parts_are_plain_json_one_per_seat_at_every_step():
     ended = 0
     for players, state in games(count=8):
         parts = parts_of(state, players)
-        assert set(parts) == {f"bv-seat-{s}" for s in range(players)}
-        assert json.loads(json.dumps(parts)) == parts
+        assert set(parts) == {f"bv-seat-{s}" for s in range(players)} | RESERVED
+        assert json.loads(json.dumps(parts)) == parts and json.dumps(parts) == json.dumps(json.loads(json.dumps(parts)))
+        assert parts["board"]["seats"] == list(range(players))
+        assert parts["status"]["shown"] == (ENGINE.outcome(state) is None)
+        assert [seat["index"] for seat in parts["phone"]["seats"]] == list(range(players))
         assert all(part["index"] == s and part["seat"] == {"name": NAMES[s], "is_bot": s % 3 == 1}
                    for s, part in enumerate(parts[f"bv-seat-{s}"] for s in range(players)))
         ended += ENGINE.outcome(state) is not None
@@ -110,6 +117,8 @@ def test_a_seats_part_changes_exactly_when_its_element_does():
             if not before or len(before) != players:
                 before = {}
             for key, part in parts_of(state, players).items():
+                if key in RESERVED:
+                    continue
                 html = render_to_string(SEAT, {"part": part})
                 if key in before:
                     was, was_html = before[key]
@@ -128,9 +137,81 @@ def test_the_piece_drawn_from_its_part_alone_is_the_boards_element():
         parts = ENGINE.public_parts(view, seats, None)
         for language in ("en", "ja"):
             with translation.override(language):
-                board = TAG.sub("", render_to_string("games/good_cop_bad_cop/board.jinja", {
-                    "view": view, "seats": seats, "names": NAMES[:players], "me": None, "parts": parts,
-                    "log_template": "games/good_cop_bad_cop/log_line.jinja"}))
+                board = TAG.sub("", render_to_string(T + "board.jinja", {"parts": parts}))
                 for key, part in parts.items():
+                    if not key.startswith("bv-seat-"):
+                        continue
                     alone = TAG.sub("", render_to_string(SEAT, {"part": part}))
                     assert alone.startswith(f'<li id="{key}"') and alone in board
+
+
+def web_context(view, players, ended_views=None):
+    """What the web layer hands the public templates (``gameplay.screens.table``: the board's view, its seats and
+    names, and the parts with the shared log's)."""
+    seats = seats_of(players)
+    context = {"view": view, "seats": seats, "names": NAMES[:players], "me": None,
+               "log_template": T + "log_line.jinja", "parts": public_parts(ENGINE.name, view, seats, ended_views)}
+    return {**context, "ended_views": ended_views} if ended_views else context
+
+
+def drawn(parts, whole=None):
+    """board.jinja, phone_status.jinja and phone_public.jinja: from ``parts`` (resp. ``part``: parts.status) alone,
+    or with ``whole``, the rest of a context around them."""
+    whole = whole or {}
+    return (render_to_string(T + "board.jinja", {**whole, "parts": parts}),
+            render_to_string(T + "phone_status.jinja", {**whole, "part": parts["status"]}),
+            render_to_string(T + "phone_public.jinja", {**whole, "parts": parts}))
+
+
+def test_the_public_templates_are_drawn_from_their_parts_alone():
+    """Drawn from the parts alone, the board, the phone's status line and its public part are the ones drawn with
+    the whole context the web layer gives, and the ones drawn beside another moment's view, seats and names: they
+    read nothing else (a game the host ended too: every seat's own last view, ``ended_views``)."""
+    other = web_context(ENGINE.view(ENGINE.setup(8, {}, 99), None), 8)
+    checked = set()
+    for step, (players, state) in enumerate(games(count=4, steps=400)):
+        over = ENGINE.outcome(state) is not None
+        if step % 7 and not over:
+            continue
+        view = ENGINE.view(state, None)
+        ended = [ENGINE.view(state, s) for s in range(players)] if step % 21 == 0 else None
+        for language in ("en", "fa", "ja"):
+            with translation.override(language):
+                context = web_context(view, players, ended)
+                alone = drawn(context["parts"])
+                assert alone == drawn(context["parts"], context) == drawn(context["parts"], {
+                    **other, "ended_views": None if ended else [{}]}), (step, language)
+        checked.add(str(view["phase"]) + (" ended" if ended else ""))
+        assert ('data-say="status"' in alone[0]) == (ended is None)
+        assert ('data-test="phone-status"' in alone[1]) == (not over)
+    assert {"arrange", "action", "respond", "over", "action ended"} <= checked
+
+
+def outside_pieces(board, parts):
+    """The board's bytes outside its pieces (each seat's, the log's): what ``parts.board`` alone draws."""
+    board = TAG.sub("", board)
+    for key, part in parts.items():
+        if key.startswith("bv-seat-"):
+            board = board.replace(TAG.sub("", render_to_string(SEAT, {"part": part})), "")
+    log = render_to_string("gameplay/_board_log_piece.jinja", {"part": parts["bv-log"]})
+    return board.replace(TAG.sub("", log), "")
+
+
+def test_the_reserved_parts_change_exactly_when_what_they_draw_does():
+    """``board`` (the board outside its pieces), ``status`` (the phone's status line) and ``phone`` (the phone's
+    public part): each dict changes if and only if the bytes drawn from it do."""
+    changed: set[str] = set()
+    with translation.override("en"):
+        before: dict[str, tuple[dict, str]] = {}
+        for players, state in games(count=4, steps=600):
+            parts = public_parts(ENGINE.name, ENGINE.view(state, None), seats_of(players))
+            board, status, phone = drawn(parts)
+            now = {"board": (parts["board"], outside_pieces(board, parts)), "status": (parts["status"], status),
+                   "phone": (parts["phone"], phone)}
+            if before and len(before["board"][0]["seats"]) == players:
+                for key, (part, html) in now.items():
+                    was, was_html = before[key]
+                    assert (part != was) == (html != was_html), (key, was, part)
+                    changed |= {key} if part != was else set()
+            before = now
+    assert changed == RESERVED

@@ -18,7 +18,7 @@ def context(view, players, me):
     """The context the web layer gives the partials."""
     names = NAMES[:players]
     seats = [{"index": s, "name": names[s], "is_bot": False, "is_me": s == me} for s in range(players)]
-    parts = public_parts(ENGINE.name, view, seats) if me is None else {}  # the board's seats and log come from them
+    parts = public_parts(ENGINE.name, view, seats) if me is None else {}  # the public templates read them alone
     return {"view": view, "seats": seats, "me": me, "names": names, "move_url": "/m", "parts": parts,
             "log_template": "games/good_cop_bad_cop/log_line.jinja",
             "version": 3}
@@ -31,10 +31,10 @@ def phone(state, players, seat):
     view = ENGINE.view(state, seat)
     own = {key: value for key, value in view.items() if key in ENGINE.phone_private_keys | {"seat", "legal"}}
     own["log"] = [line for line in own["log"] if line.get("private")]
-    public = context(ENGINE.view(state, None), players, None)
-    return "".join([render_to_string(T + "phone_status.jinja", public),
+    parts = context(ENGINE.view(state, None), players, None)["parts"]
+    return "".join([render_to_string(T + "phone_status.jinja", {"part": parts["status"]}),
                     render_to_string(T + "phone.jinja", context(own, players, seat)),
-                    render_to_string(T + "phone_public.jinja", public)])
+                    render_to_string(T + "phone_public.jinja", {"parts": parts})])
 
 
 def publicly_shown(board_view, name):
@@ -50,10 +50,11 @@ def publicly_shown(board_view, name):
 def render_all(state, players, seen):
     """Render the phone of every seat, the board, and every log line not rendered yet."""
     board_view = ENGINE.view(state, None)
-    board = render_to_string(T + "board.jinja", context(board_view, players, None))
+    parts = context(board_view, players, None)["parts"]
+    board = render_to_string(T + "board.jinja", {"parts": parts})
     # The phone's public status and part are the same on every phone: no more than the board may show.
-    shared = "".join(render_to_string(T + name, context(board_view, players, None))
-                     for name in ("phone_status.jinja", "phone_public.jinja"))
+    shared = render_to_string(T + "phone_status.jinja", {"part": parts["status"]}) + render_to_string(
+        T + "phone_public.jinja", {"parts": parts})
     for secret, label in (("agent", "Agent"), ("kingpin", "Kingpin")):
         if not publicly_shown(board_view, secret):
             assert label not in board, f"the board shows the {secret}"
@@ -196,12 +197,18 @@ def test_three_alike_cards_show_the_same_six_arrangements_as_three_different_one
 def test_the_seats_own_face_down_tiles_carry_no_card_colour():
     from tests.engines.good_cop_bad_cop.helpers import five
 
+    def seats_from(view):
+        """The phone's table drawn from a seat's own view (which names its face-down cards), projected as the
+        board's is (presentation.phone_seat)."""
+        return render_to_string(T + "seats.jinja", {"phone_seats": public_parts(
+            ENGINE.name, view, context(view, 5, None)["seats"])["phone"]["seats"]})
+
     state = five()
     for seat in range(5):
-        html = render_to_string(T + "seats.jinja", context(ENGINE.view(state, seat), 5, seat))
+        html = seats_from(ENGINE.view(state, seat))
         assert not re.search(r'gcbc-(honest|crooked|agent|kingpin)\b', html)
     state["players"][0]["up"][0] = True  # a face-up card shows what it is, to everyone
-    html = render_to_string(T + "seats.jinja", context(ENGINE.view(state, 3), 5, 3))
+    html = seats_from(ENGINE.view(state, 3))
     assert "gcbc-agent face-up" in html
 
 
