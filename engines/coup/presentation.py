@@ -46,13 +46,104 @@ def reference(view: JSONDict, players: int, options: JSONDict) -> JSONDict:
             "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
 
 
+NO_SEAT = "—"  # what the ``seat_name`` filter writes for no seat
+PHONE_LOG_LINES = 8  # the newest public lines a phone's public part shows
+
+
 def public_parts(view: JSONDict, seats: Sequence[JSONDict],
                  ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:
     """Each seat's element of the board (``bv-seat-N``, templates/games/coup/board_seat.jinja): all it shows, from
-    the board's view, the seats and, for a game the host ended, each seat's own last view (its hand, face up)."""
+    the board's view, the seats and, for a game the host ended, each seat's own last view (its hand, face up).
+
+    Three keys are not element ids: ``board``, ``status`` and ``phone``, what board.jinja, phone_status.jinja (as
+    ``part``) and phone_public.jinja show outside their pieces."""
     log = view.get("log") or []
     last = log[-1] if log else {}
-    return {f"bv-seat-{s['index']}": _seat_part(view, s, last, ended_views) for s in seats}
+    names = [str(s["name"]) for s in seats]
+    parts = {f"bv-seat-{s['index']}": _seat_part(view, s, last, ended_views) for s in seats}
+    parts["status"] = status_part(view, names)
+    parts["board"] = board_part(view, seats, parts["status"], ended_views)
+    parts["phone"] = phone_part(view, seats)
+    return parts
+
+
+def board_part(view: JSONDict, seats: Sequence[JSONDict], status: JSONDict,
+               ended_views: Sequence[JSONDict] | None) -> JSONDict:
+    """What board.jinja shows outside its pieces: the seats' indexes in order (where it places ``bv-seat-N``), the
+    phase, the match's round, the status line (status.jinja, as the phone's: None in a game the host ended) and the
+    almshouse (None without factions)."""
+    return {"seats": [s["index"] for s in seats], "phase": view.get("phase"), "match": _match(view),
+            "status": None if ended_views else status, "almshouse": _almshouse(view)}
+
+
+def phone_part(view: JSONDict, seats: Sequence[JSONDict]) -> JSONDict:
+    """What phone_public.jinja shows outside its pieces: the match's round, each seat's line (name, bot or not, whose
+    turn, out, coins, cards, lost influence, faction, wins), the almshouse, and the newest public log lines (newest
+    first) with the seats' names."""
+    match = _match(view)
+    factions = view.get("factions")
+    lines: list[JSONDict] = []
+    for line in reversed(view.get("log") or []):
+        if len(lines) >= PHONE_LOG_LINES:
+            break
+        if not line.get("private"):
+            lines.append(line)
+    return {
+        "match": match,
+        "seats": [{"index": s["index"], "name": s["name"], "is_bot": bool(s["is_bot"]),
+                   "active": view.get("turn") == s["index"], "out": not _at(view.get("alive"), s["index"]),
+                   "coins": _at(view.get("coins"), s["index"]), "cards": _at(view.get("counts"), s["index"]),
+                   "lost": list(_at(view.get("lost"), s["index"]) or []),
+                   "faction": _at(factions, s["index"]) if factions else None,
+                   "wins": _at(view["match"].get("wins"), s["index"]) if match else None} for s in seats],
+        "factions": bool(factions), "almshouse": _almshouse(view),
+        "log": lines, "names": [s["name"] for s in seats],
+    }
+
+
+def status_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
+    """The status line (status.jinja: the board's, and the phone's, phone_status.jinja): the phase, the winner (over)
+    or whose turn it is (action), else the pending claim (its ids and names: ``pending``, whether there is one),
+    who reveals or loses, whether the window is silent, whom the table waits for and the window's id."""
+    phase = view.get("phase")
+    pend = view.get("pending") or {}
+    middle = phase not in ("over", "action")
+    block = pend.get("block") if middle else None
+    awaiting = [_name(s, names) for s in view.get("awaiting") or []]
+    return {
+        "phase": phase,
+        "winner": _name(((view.get("outcome") or {}).get("winners") or [None])[0], names) if phase == "over" else None,
+        "turn": _name(view.get("turn"), names) if phase == "action" else None,
+        "pending": bool(pend) and middle,
+        "claim": pend.get("claim") if middle else None, "action": pend.get("action") if middle else None,
+        "actor": _name(pend.get("actor"), names) if middle else None,
+        "target": _name(pend.get("target"), names) if middle else None,
+        "targeted": middle and pend.get("target") is not None,
+        "block": {"as": block.get("as"), "seat": _name(block.get("seat"), names)} if block else None,
+        "revealer": _name(pend.get("revealer"), names) if phase == "reveal" else None,
+        "challenger": _name(pend.get("challenger"), names) if phase == "reveal" else None,
+        "losing": _name(view.get("losing"), names) if phase == "lose" else None,
+        "silent": bool(view.get("silent")) and phase in ("challenge", "block", "block_challenge"),
+        "awaiting": awaiting, "window": (view.get("window") or {}).get("id") if awaiting else None,
+    }
+
+
+def _match(view: JSONDict) -> JSONDict | None:
+    """A match of several rounds: this round and the wins it takes (None for a single game)."""
+    match = view.get("match") or {}
+    return {"round": match.get("round"), "target": match["target"]} if (match.get("target") or 0) > 1 else None
+
+
+def _almshouse(view: JSONDict) -> JSONDict | None:
+    """With factions: the almshouse's coins and whether targets are restricted (None without factions)."""
+    if not view.get("factions"):
+        return None
+    return {"coins": view.get("almshouse"), "restricted": bool(view.get("restricted"))}
+
+
+def _name(seat: Any, names: Sequence[str]) -> str:
+    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
+    return NO_SEAT if seat is None else str(names[int(seat)])
 
 
 def _at(values: Any, index: int) -> Any:

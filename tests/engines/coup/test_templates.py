@@ -18,9 +18,11 @@ CARD_WORDS = {"duke": "Duke", "assassin": "Assassin", "captain": "Captain",
 def context(view, players, me):
     """The context the web layer gives phone.html and board.html (the board's seats drawn from ``parts``)."""
     seats = [{"index": s, "name": NAMES[s], "is_bot": False, "is_me": s == me} for s in range(players)]
+    parts = public_parts(ENGINE.name, view, seats)
+    # ``part``: the status line's (phone_status.jinja is the piece pv-status, drawn from parts.status alone).
     return {"view": view, "seats": seats, "me": me, "names": NAMES[:players], "move_url": "/m",
             "log_template": "games/coup/log_line.jinja",
-            "version": 3, "parts": public_parts(ENGINE.name, view, seats)}
+            "version": 3, "parts": parts, "part": parts["status"]}
 
 
 def own_keys(view):

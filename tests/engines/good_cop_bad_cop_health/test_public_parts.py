@@ -1,5 +1,7 @@
 """The board's seats as plain parts (presentation.public_parts): plain data keyed by the pieces' ids, projected from the
-board's view alone, changing exactly when the element it draws does, and that element drawn from it alone."""
+board's view alone, changing exactly when the element it draws does, and that element drawn from it alone. The reserved
+keys ``board``, ``status`` and ``phone`` are what board.jinja, phone_status.jinja (as ``part``) and phone_public.jinja
+show outside their pieces: those templates read nothing else."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from engines.good_cop_bad_cop_health import ENGINE
+from gameplay.selectors import public_parts
 
 from .helpers import game_states
 from .test_information_sets import scramble
@@ -18,6 +21,7 @@ from .test_information_sets import scramble
 BOARD, SEAT = "games/good_cop_bad_cop_health/board.jinja", "games/good_cop_bad_cop_health/board_seat.jinja"
 PLAYERS = (2, 3, 4, 5, 6, 8)
 TAG = re.compile(r'data-tag="[^"]*"')
+RESERVED = {"board", "status", "phone"}  # not element ids: what the public templates show outside their pieces
 
 
 def seats(players):
@@ -41,8 +45,13 @@ def test_the_parts_are_plain_data_for_exactly_the_seats_pieces_and_hide_every_id
     for players, states in games():
         for state in states:
             parts, over = parts_of(state, players), ENGINE.outcome(state) is not None
-            assert set(parts) == {f"bv-seat-{i}" for i in range(players)}
+            assert set(parts) == {f"bv-seat-{i}" for i in range(players)} | RESERVED
             assert json.loads(json.dumps(parts)) == parts
+            assert parts["board"]["seats"] == list(range(players))
+            assert (parts["board"]["outcome"] is not None) == over == (not parts["status"]["shown"])
+            assert parts["board"]["turn"] == (None if over else parts["status"])
+            assert [s["name"] for s in parts["phone"]["seats"]] == parts["phone"]["names"]
+            assert not any(line.get("private") for line in parts["phone"]["log"])
             for index in range(players):
                 part, player = parts[f"bv-seat-{index}"], state["players"][index]
                 assert part["index"] == index and part["seat"] == {"name": f"P{index}<&>", "is_bot": index % 3 == 1}
@@ -92,8 +101,75 @@ def test_a_seats_element_is_drawn_from_its_part_alone_and_changes_exactly_when_i
                         "names": [s["name"] for s in seats(players)],
                         "log_template": "games/good_cop_bad_cop_health/log_line.jinja"})
                     for piece, part in parts.items():
+                        if piece in RESERVED:
+                            continue
                         alone = TAG.sub('data-tag=""', render_to_string(SEAT, {"part": part}))
                         assert alone == element(board, part["index"])
                         if piece in before:
                             assert (before[piece][0] == part) == (before[piece][1] == alone), (piece, part)
                         before[piece] = (part, alone)
+
+
+class Poison:
+    """A name of the old-style context (view, seats, names, …) that fails any template reading it."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"a public template read .{name} of a name other than parts")
+
+    def __getitem__(self, key):
+        raise AssertionError(f"a public template read [{key!r}] of a name other than parts")
+
+    def __bool__(self):
+        raise AssertionError("a public template tested a name other than parts")
+
+    def __iter__(self):
+        raise AssertionError("a public template iterated a name other than parts")
+
+    def __str__(self):
+        raise AssertionError("a public template wrote a name other than parts")
+
+
+POISONED = dict.fromkeys(("view", "seats", "names", "me", "log_template", "ended_views", "game", "table"), Poison())
+T = "games/good_cop_bad_cop_health/"
+
+
+def test_the_public_templates_read_only_their_parts():
+    """board.jinja and phone_public.jinja drawn from ``parts`` alone, phone_status.jinja from ``part`` (parts.status)
+    alone, are what they are with every name of the old context given (any read of those names fails); the board
+    shows the end's outcome (brief) or whose turn it is and the market, neither in a game the host ended."""
+    for players, states in games(seed=11, every=3):
+        for index, state in enumerate(states + states[-1:]):
+            over = ENGINE.outcome(state) is not None
+            ended = [None, [ENGINE.view(state, s) for s in range(players)]] if index % 4 == 0 else [None]
+            for views in ended:
+                parts = public_parts(ENGINE.name, ENGINE.view(state, None), seats(players), views)
+                for language in ("en", "ja"):
+                    with translation.override(language):
+                        html = {name: render_to_string(T + name, {"parts": parts})
+                                for name in ("board.jinja", "phone_public.jinja")}
+                        for name, alone in html.items():
+                            assert render_to_string(T + name, {**POISONED, "parts": parts}) == alone
+                        status = render_to_string(T + "phone_status.jinja", {"part": parts["status"]})
+                        poisoned = {**POISONED, "part": parts["status"]}
+                        assert render_to_string(T + "phone_status.jinja", poisoned) == status
+                        board = html["board.jinja"]
+                        assert ('data-test="phone-status"' in status) == (not over)
+                        assert ('data-test="outcome"' in board, 'data-test="reveal"' in board) == (over, False)
+                        live = not over and views is None
+                        assert ('data-test="turn"' in board) == live == ('data-test="deck"' in board)
+                        assert re.findall(r'id="bv-seat-(\d+)"', board) == [str(s) for s in range(players)]
+
+
+def test_the_phones_public_part_shows_each_seat_the_market_and_the_newest_public_lines():
+    for players, states in games(seed=12, every=4):
+        for state in states:
+            view = ENGINE.view(state, None)
+            parts = public_parts(ENGINE.name, view, seats(players))
+            phone = parts["phone"]
+            html = render_to_string(T + "phone_public.jinja", {"parts": parts})
+            assert [s["health"] for s in phone["seats"]] == view["health"]
+            assert [s["active"] for s in phone["seats"]] == [view["turn"] == s for s in range(players)]
+            assert phone["market"]["cards"] == [card["kind"] if card else None for card in view["market"]]
+            assert phone["log"] == [line for line in reversed(view["log"]) if not line.get("private")][:10]
+            assert html.count('data-test="seat-') == players
+            assert html.count("<li>") == len(phone["log"])

@@ -23,10 +23,12 @@ def context(state, seat):
     names = [f"Player{i}" for i in range(players)]
     seats = [{"index": i, "name": names[i], "is_bot": False, "is_me": i == seat} for i in range(players)]
     view = ENGINE.view(state, seat)
+    parts = public_parts(ENGINE.name, view, seats)
+    # ``part``: the status line's (phone_status.jinja is the piece pv-status, drawn from parts.status alone).
     return {"view": view, "seats": seats, "me": seat, "names": names,
             "move_url": "/m",
             "log_template": "games/good_cop_bad_cop_health/log_line.jinja",
-            "version": 3, "parts": public_parts(ENGINE.name, view, seats)}
+            "version": 3, "parts": parts, "part": parts["status"]}
 
 
 def phone(state, seat):
@@ -287,3 +289,19 @@ def test_what_a_phone_shows_unheld_on_its_act_steps_along_random_games_does_not_
                 steps += 1
                 assert shown_phone(other, seat) == shown, (kinds, state["equipped"])
     assert steps > 20, steps
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_the_end_on_a_phone_says_whether_the_seat_won_and_reveals_every_identity(players):
+    """The phone's end (outcome.jinja from the dict phone.jinja makes; the board's is parts.board.outcome, brief)."""
+    state = list(game_states(players, players * 3, every=1))[-1]
+    outcome = ENGINE.outcome(state)
+    assert outcome is not None
+    for seat in range(players):
+        html = phone(state, seat)
+        assert ("You won." in html) == (seat in outcome["winners"]) != ("You lost." in html)
+        for index, player in enumerate(state["players"]):
+            shown = f'<li class="gh-id-{player["identity"]}" data-test="reveal-{index}"><strong>Player{index}</strong>'
+            assert shown in html
+    board = render_to_string(T + "board.jinja", context(state, None))
+    assert 'data-test="outcome"' in board and 'data-test="reveal"' not in board and "You won." not in board
