@@ -128,7 +128,7 @@ TEMPLATES = [
             # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once);
             # i18n_kept is Django's i18n library with each literal {% translate %} kept per language: no template
             # loads i18n (that would put Django's own {% translate %} back in its place).
-            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo", "gameplay.screens.pieces",
+            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo",
                          "gameplay.templatetags.i18n_kept"],
         },
     }
@@ -205,7 +205,7 @@ else:
 # partial. The cache is shared by every process (Redis), or there is only this one.
 SESSION_ENGINE = "infra.sessions"
 
-# Render every reused public piece of a screen again and compare (gameplay.screens.pieces): the tests turn it on.
+# Render every public fragment made with a reused part again and compare (gameplay.screens.pieces): tests only.
 SCREEN_PIECES_VERIFY = env_flag("SCREEN_PIECES_VERIFY")
 
 # Abuse limits per client (REMOTE_ADDR: every phone on the Wi-Fi has its own), far above what a

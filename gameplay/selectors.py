@@ -137,9 +137,13 @@ def public_parts(engine_name: str, view: dict, seats: list[dict], ended_views: l
     """The public parts of a game's screens (``Engine.public_parts``, and the board's log every game shares): element
     id → the plain dict that is all it shows."""
     names = [seat["name"] for seat in seats]
-    return {**get_engine(engine_name).public_parts(view, seats, ended_views),
-            "bv-log": {"lines": (view.get("log") or [])[-BOARD_LOG_LINES:], "names": names,
-                       "log_template": game_part(engine_name, "log_line")}}
+    engine = get_engine(engine_name)
+    parts = {**engine.public_parts(view, seats, ended_views),
+             "bv-log": {"lines": (view.get("log") or [])[-BOARD_LOG_LINES:], "names": names,
+                        "log_template": game_part(engine_name, "log_line")}}
+    if engine.phone_private_keys is not None:  # the phone's status line: the game's template, from its "status"
+        parts["pv-status"] = {"template": game_part(engine_name, "phone_status"), "status": parts.get("status", {})}
+    return parts
 
 
 BOARD_LOG_LINES = 4  # the board's latest event and the three before it

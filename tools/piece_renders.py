@@ -7,8 +7,8 @@ and the time spent in them: where a push still renders what it need not.
 phones and a board, a vote a push, every game dealt from ``--deal``) with ``screens.pieces`` watched: each time a
 kept piece is made anew, it counts the piece (by its id without the seat number) and whether its bytes are those
 it had. "seconds" is the time of all its renders (the first ones too), its inner pieces' own renders not
-included, though the check of the inner pieces it kept is. A render that gives the same bytes is one whose reads
-changed while its output did not: a narrower read would have kept it.
+included, though the check of the inner pieces it kept is. A render that gives the same bytes is one whose data
+changed while its output did not: a narrower projection would have kept it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from collections import Counter
 def watch(pushes: int, deal: int, stdout=None) -> dict[str, dict[str, float]]:
     """Runs pushbench with the pieces watched: {piece: {"again": n, "same": n, "seconds": s}}, most made first."""
     from django.core.management import call_command
-    from django.utils import translation
 
     from gameplay.screens import pieces
 
@@ -30,7 +29,7 @@ def watch(pushes: int, deal: int, stdout=None) -> dict[str, dict[str, float]]:
     same: Counter[str] = Counter()
     seconds: Counter[str] = Counter()
     making: list[str] = []
-    render, made_piece = pieces._render, pieces.made_piece
+    render, made_part = pieces._render, pieces.made_part
 
     def timed_render(*given, **named):
         inner_before = sum(seconds.values())
@@ -41,13 +40,12 @@ def watch(pushes: int, deal: int, stdout=None) -> dict[str, dict[str, float]]:
             inner = sum(seconds.values()) - inner_before
             seconds[making[-1]] += time.perf_counter() - start - inner
 
-    def watched_made_piece(piece_id, store, *given, language=None, **named):
-        name = piece_id.rstrip("0123456789")
-        key = (piece_id, translation.get_language() or "" if language is None else language)
-        known = store.get(key) if store is not None else None
+    def watched_made_part(part_id, *given, store, language, **named):
+        name = part_id.rstrip("0123456789")
+        known = store.get((part_id, language)) if store is not None else None
         making.append(name)
         try:
-            made = made_piece(piece_id, store, *given, language=language, **named)
+            made = made_part(part_id, *given, store=store, language=language, **named)
         finally:
             making.pop()
         if known is not None and made is not known and made.shell is not known.shell:
@@ -55,11 +53,11 @@ def watch(pushes: int, deal: int, stdout=None) -> dict[str, dict[str, float]]:
             same[name] += made.html == known.html
         return made
 
-    pieces._render, pieces.made_piece = timed_render, watched_made_piece
+    pieces._render, pieces.made_part = timed_render, watched_made_part
     try:
         call_command("pushbench", "--deal", str(deal), "--warmup", "5", "--pushes", str(pushes), stdout=stdout)
     finally:
-        pieces._render, pieces.made_piece = render, made_piece
+        pieces._render, pieces.made_part = render, made_part
     return {name: {"again": count, "same": same[name], "seconds": seconds[name]} for name, count in again.most_common()}
 
 

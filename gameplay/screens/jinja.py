@@ -3,11 +3,10 @@
 A template named ``*.jinja`` (under ``templates/``) is compiled by Jinja2, and Django's templates include
 it like any other (``{% include "….jinja" %}``, ``render_to_string``): Django's loader hands it over
 (:class:`Loader`). It renders from the names it uses (found once from its source and the sources it
-includes), each read from the Django context it is given, so the reads of a public piece are recorded as
-they are for Django's own templates (``gameplay.screens.pieces``: a dict of the piece's context records which of
-its keys the render reads, whichever engine reads it). The other way, ``include("x.html", a=b)`` renders a
-Django template (or a Jinja one) from that Django context with ``a`` added, and ``piece(id, "x.jinja", a=b)``
-is ``{% piece %}``: the element that template draws, a piece a push may send alone. Pages stay Django's.
+includes), each read from the Django context it is given. The other way, ``include("x.html", a=b)`` renders a
+Django template (or a Jinja one) from that Django context with ``a`` added, and ``piece(id, "x.jinja", part=p)``
+is the element that template draws from ``p`` alone, a piece a push may send alone (``gameplay.screens.pieces``).
+Pages stay Django's.
 
 What the two engines do differently, these templates do as Django does, so a template moved from one to
 the other gives the same bytes: a dict's key before an attribute of the same name (``view.items`` is the
@@ -183,12 +182,17 @@ DJANGO = "django_context"  # the name under which a render holds the Django cont
 
 
 @jinja2.pass_context
-def _piece(context: jinja2.runtime.Context, piece_id: Any, template_name: str, **made_here: Any) -> Markup:
-    """``{% piece %}``: ``piece("bv-seat-" ~ s.index, "….jinja", s=s)`` is the element that
-    template draws, a piece a push may send alone. The template sees the names of the Django context this render
-    came from, and the names given (what this template made itself: a loop's item, a ``with``)."""
-    return Markup(pieces.place_piece(_django_of(context), str(piece_id), get_template(template_name).render,
-                                     _defined(made_here)))
+def _piece(context: jinja2.runtime.Context, piece_id: Any, template_name: str, part: Any = None) -> Markup:
+    """``piece("bv-seat-" ~ s.index, "….jinja", part=parts["bv-seat-" ~ s.index])`` is the element that template draws
+    from its ``part`` alone (``screens.pieces``): a piece a push may send alone."""
+    template = get_template(template_name)
+
+    def render(values: dict) -> str:
+        return template.render(Context(values, use_l10n=False))
+
+    digits = pieces.digits_around(_django_of(context).render_context.dicts)
+    return Markup(pieces.place_piece(str(piece_id), template_name, {} if isinstance(part, jinja2.Undefined) else part,
+                                     render, digits))
 
 
 def _defined(names: dict[str, Any]) -> dict[str, Any]:

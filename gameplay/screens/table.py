@@ -8,9 +8,10 @@ bytes), so what a fragment shows can change only when its tag does. The page vie
 the socket push all call these functions: a pushed fragment is byte for byte what the GET shows. No fragment
 depends on who looks beyond what it shows: the CSRF token rides in the page's header and a move's id is given
 by the phone as it sends it, so a seat's own fragment is rendered once for every phone that shows it.
-A public fragment is made once per table revision and language for every screen of the table (its pieces
-rendered again only when what they read changed: ``gameplay.screens.pieces``), a seat's own fragment only when its
-tag moved. A push of these screens to a table's sockets: ``gameplay.live.frames``.
+A public fragment is made once per table revision and language for every screen of the table, from projections
+alone (the game's ``presentation.public_parts``), and rendered again, like each of its pieces, only when the dict it
+is made from changed (``gameplay.screens.pieces``); a seat's own fragment only when its tag moved. A push of these
+screens to a table's sockets: ``gameplay.live.frames``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from gameplay.selectors import (
     seats_info,
     table_latest_game,
 )
+from gameplay.templatetags.game_tags import reference
 from gameplay.templatetags.hand_tags import is_public
 from gameplay.templatetags.url_memo import url_of
 from infra import jsontext
@@ -142,13 +144,15 @@ def digest(value: Any) -> str:
 class Fragment:
     """A part of a screen: an element id, its template and the context that is all it shows.
 
-    ``public``: the same for every screen of the table in a language (no form, no viewer): a piece
-    (``gameplay.screens.pieces``), rendered again only when what it reads changed, its tag the digest of its bytes.
+    ``public``: the same for every screen of the table in a language (no form, no viewer): made from its context of
+    projections and its pieces from the table's ``parts`` (``gameplay.screens.pieces``), rendered again only when
+    that changed, its tag the digest of its bytes.
     Any other fragment's tag is the digest of its context, so it is rendered only when that moved, and rendered
     once for every screen that shows it (nothing in it depends on the viewer). ``revision``: shown only in
     ``data-revision``, which the page script sets from each frame, so it is no part of the tag. ``tagged``:
     False where the context holds more than plain data (the lobby's forms, a game night's rows): then it has
-    no tag, is never kept, and is sent with every push. ``store``: the table's pieces (public fragments).
+    no tag, is never kept, and is sent with every push. ``store``: the table's parts as last rendered, and
+    ``parts``: the table's map its pieces are made from (public fragments: ``gameplay.screens.pieces``).
     ``tag_from``: what its tag digests instead of the whole context, where that holds much that every phone of
     the table shares (then given as one digest, made once: :meth:`TableNow.shared_digest`).
     """
@@ -160,6 +164,7 @@ class Fragment:
     revision: int = 0
     tagged: bool = True
     store: pieces.Store | None = None
+    parts: dict | None = None
     tag_from: list | None = None
     language: str = ""  # the language it is made in, where its maker knew it (else the current one)
 
@@ -184,13 +189,15 @@ class Fragment:
     @cached_property
     def _public(self) -> tuple[SafeString, str, dict[str, tuple[str, str]]]:
         """A public fragment as a piece: its bytes, its tag (the digest of its pieces' tags) and its pieces."""
-        made = pieces.render_fragment(self.id, self.store, self.context, self._render_in, self.language or None)
+        data = {name: value for name, value in self.context.items() if name != "parts"}
+        made = pieces.render_fragment(self.id, self.template, data, self._render_in, store=self.store,
+                                      parts=self.parts or {}, language=self.language or translation.get_language())
         inner = made.pieces
         tag = digest([made.tag, [piece[0] for piece in inner.values()]]) if inner else made.tag
         return mark_safe(made.html), tag, {self.id: (made.tag, made.html), **inner}  # noqa: S308 (autoescaped)
 
-    def _render_in(self, context: Context) -> str:
-        return get_template(self.template).template.render(context).strip()
+    def _render_in(self, context: dict) -> str:
+        return _rendered(self.template, context)
 
     def render(self) -> SafeString:
         return pieces.stamp(self._public[0] if self.public and self.tagged else self._html, self.revision)
@@ -201,8 +208,10 @@ class Fragment:
 
 
 def _rendered(template: str, context: dict) -> str:
-    """``template`` rendered with ``context`` as ``render_to_string`` would (no space around it), numbers as they are
-    (``pieces.TrackingContext.around`` says why)."""
+    """``template`` rendered with ``context`` as ``render_to_string`` would (no space around it), numbers as they are:
+    Django's localizing of each number asks for the language and three formats, and gives the same text for ours
+    (whole numbers, no thousands separator in any of our languages); the language's own digits are written
+    afterwards (nativedigits)."""
     return get_template(template).template.render(Context(context, use_l10n=False)).strip()
 
 
@@ -320,22 +329,23 @@ class TableNow:
         return self._shared[language]
 
     def phone_public(self, language: str | None = None) -> dict[str, Fragment]:
-        """The phone panel's public fragments in ``language`` (the same for every phone), made once."""
+        """The phone panel's public fragments in ``language`` (the same for every phone), made once: each from the
+        projections it shows (its pieces from the table's parts)."""
         language = language or translation.get_language()
         if language not in self._phone_public:
             info, board = self.info(language), self.game_ctx(None)
+            parts = board["parts"]
             made = {"pv-head": Fragment("pv-head", "gameplay/_phone_head.jinja", {
-                "table": self.table_ctx(language), "game": info, "names": board["names"], "asleep": self.asleep,
-                "handovers": self.handovers, "status_template": board["status_template"], "view": board["view"],
-                "parts": board["parts"],
-            }, public=True, store=self.store, language=language)}
+                **board_head(self.table_ctx(language), info, board["names"], self.asleep, self.handovers),
+                "status_template": board["status_template"],
+            }, public=True, store=self.store, parts={"pv-status": parts.get("pv-status")}, language=language)}
             if board["public_template"]:
                 made["pv-table"] = Fragment("pv-table", "gameplay/_phone_table.jinja", {
-                    "template": board["public_template"], "view": board["view"], "seats": board["seats"],
-                    "names": board["names"], "log_template": board["log_template"], "parts": board["parts"],
-                }, public=True, store=self.store, language=language)
+                    "template": board["public_template"], "phone": parts.get("phone"), "parts": parts,
+                }, public=True, store=self.store, parts=parts, language=language)
+            players = len(board["seats"])
             made["pv-reference"] = Fragment("pv-reference", "gameplay/_phone_reference.jinja", {
-                "engine": self.game.engine, "view": board["view"], "players": len(board["seats"]), "game": info,
+                "engine": self.game.engine, "ref": reference({"game": info}, self.game.engine, board["view"], players),
             }, public=True, store=self.store, language=language)
             self._phone_public[language] = made
         return self._phone_public[language]
@@ -565,20 +575,24 @@ def _screen_tag(shell: dict, parts: list[Fragment], viewer: Viewer) -> str:
 def board_part(now: TableNow, viewer: Viewer) -> Fragment:
     """The public board (``#public-view``): public facts only, the same for every board in a language.
 
-    Between games it shows the join link and a game night's scoreboard (read by its template tag): no tag.
+    During a game it is made from projections alone (the game's ``board`` part, its pieces from the table's parts);
+    between games it shows the join link and a game night's scoreboard (read by its template tag): no tag.
     """
     table, latest, running = now.table, now.latest, now.running
     context: dict = {"table": _table(table)}
-    if running is None:
-        context.update({"table_seats": seat_names(table), **join_link_for(viewer.base_url, table)})
+    if running is not None:
+        ctx, info = now.game_ctx(None), now.info(viewer.language)
+        parts = {**ctx["parts"], "bv-head": board_head(context["table"], info, ctx["names"], now.asleep,
+                                                       now.handovers)}
+        context["playing"] = {"engine": running.engine, "seats": len(ctx["seats"]),
+                              "board_template": ctx["board_template"], "board": parts.get("board")}
+        return Fragment(BOARD_ROOT, "gameplay/_board.jinja", {**context, "parts": parts}, public=True,
+                        revision=now.revision, store=now.store, parts=parts, language=viewer.language)
+    context.update({"table_seats": seat_names(table), **join_link_for(viewer.base_url, table)})
     if latest is not None:
         context["game_ctx"] = now.game_ctx(None)
         context["game"] = now.info(viewer.language)
-        if running is not None:
-            context["head"] = board_head(context["table"], context["game"], context["game_ctx"]["names"],
-                                         now.asleep, now.handovers)
-    return Fragment(BOARD_ROOT, "gameplay/_board.jinja", context, public=True, revision=now.revision,
-                    tagged=running is not None, store=now.store if running is not None else None,
+    return Fragment(BOARD_ROOT, "gameplay/_board.jinja", context, public=True, revision=now.revision, tagged=False,
                     language=viewer.language)
 
 
@@ -587,8 +601,8 @@ HEAD_GAME_KEYS = ("title", "seed_hash", "paused", "paused_remaining", "deadline_
 
 
 def board_head(table: dict, game: dict, names: list[str], asleep: list[int], handovers: list[dict]) -> dict:
-    """The board's head row (``bv-head``): the game, the code, the countdown, phones gone quiet and seats that moved
-    (each by name), the shuffle's hash."""
+    """The head row of the board (``bv-head``) and of the phone (``pv-head``): the game, the code, the countdown,
+    phones gone quiet and seats that moved (each by name), the shuffle's hash."""
     return {"code": table["code"], "game": {key: game[key] for key in HEAD_GAME_KEYS}, "names": names,
             "asleep": asleep, "handovers": handovers}
 

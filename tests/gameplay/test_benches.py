@@ -58,10 +58,10 @@ def test_piece_renders_counts_the_pieces_a_vote_makes_again_and_leaves_the_piece
     from gameplay.screens import pieces
     from tools.piece_renders import watch
 
-    render, made_piece = pieces._render, pieces.made_piece
+    render, made_part = pieces._render, pieces.made_part
     rows = watch(pushes=12, deal=7, stdout=StringIO())
     # A vote marks the voter's seat on the board: its piece is made again, with new bytes.
     assert rows["bv-seat-"]["again"] >= 12 and rows["bv-seat-"]["same"] < rows["bv-seat-"]["again"]
     assert all(0 <= row["same"] <= row["again"] and row["seconds"] > 0 for row in rows.values())
-    assert (pieces._render, pieces.made_piece) == (render, made_piece)
+    assert (pieces._render, pieces.made_part) == (render, made_part)
     assert not Table.objects.exists() and not Game.objects.exists()

@@ -1,5 +1,5 @@
 """Jinja2 templates inside Django's engine (``screens.jinja``): the same bytes as Django's templates would give,
-the names read through the Django context (so public pieces record their reads), pieces, and their words collected."""
+the names read through the Django context, pieces drawn from their parts alone, and their words collected."""
 
 from __future__ import annotations
 
@@ -14,10 +14,9 @@ from django.template import Context, TemplateDoesNotExist, engines
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
-from engines.registry import ENGINES
 from gameplay.management.commands.makemessages import jinja_messages
 from gameplay.screens import jinja, pieces
-from tests.gameplay.test_pieces import Counted
+from gameplay.selectors import public_parts
 
 LANGUAGES = ("en", "fa", "ja")
 
@@ -89,37 +88,27 @@ def test_a_django_template_includes_a_jinja_one_which_reads_its_names_from_the_d
         engines["django"].engine.get_template("games/none/such.jinja")
 
 
-def test_a_public_piece_records_only_what_the_jinja_template_read():
-    reads = pieces.Reads()
-    view = {"phase": "vote", "leader": 1, "awaiting": [0], "team": [1], "lady": None, "voted": [], "played": [],
-            "votes": {}, "outcome": None, "reveal": {}, "log": ["never read"], "secret": "never read"}
-    seats = [{"index": i, "name": name, "is_bot": False, "is_me": False} for i, name in enumerate(["A", "B"])]
-    part = ENGINES["inside_job"].public_parts(dict(view, log=[]), seats, None)["bv-seat-1"]
-    tracking = pieces.TrackingContext.around({"view": view, "names": ["A", "B"], "part": part}, reads, None)
-    with tracking.push(tag=pieces.TAG):
-        html = jinja.get_template("games/inside_job/board_seat.jinja").render(tracking)
-    assert 'id="bv-seat-1"' in html and "B" in html
-    read = {path[:2] for path in reads.paths}
-    assert ("part", "leader") in read and ("part", "voted") in read
-    assert not any(path[0] in {"view", "names"} for path in read)  # its part alone
-
-
 BOARD = ('{% nativedigits %}<div id="root" data-tag="{{ tag }}">{% include "games/inside_job/board.jinja" %}</div>'
          '{% endnativedigits %}')
 
 
-class Board(Counted):
+class Board:
     """Inside Job's board (a Jinja template with pieces) as a public fragment, counting its renders."""
 
     def __init__(self) -> None:
-        super().__init__(BOARD)
+        self.template = engines["django"].from_string(BOARD).template
+        self.store = pieces.Store()
+        self.renders = 0
+
+    def render(self, context: dict) -> str:
+        self.renders += 1
+        return self.template.render(Context(context))
 
     def fragment(self, view: dict, store: pieces.Store | None = None) -> pieces.Made:
         seats = [{"index": i, "name": f"P{i}", "is_bot": i == 2} for i in range(5)]
-        context = {"view": view, "seats": seats, "names": [s["name"] for s in seats],
-                   "log_template": "games/inside_job/log_line.jinja", "ended_views": None,
-                   "parts": ENGINES["inside_job"].public_parts(view, seats, None)}
-        return pieces.render_fragment("root", store, context, self.render)
+        parts = public_parts("inside_job", view, seats)
+        return pieces.render_fragment("root", "board", {}, self.render, store=store, parts=parts,
+                                      language=translation.get_language())
 
 
 VIEW = {"phase": "vote", "leader": 1, "awaiting": [0, 2, 3, 4], "team": [1, 3], "lady": 4, "voted": [1],
@@ -128,7 +117,7 @@ VIEW = {"phase": "vote", "leader": 1, "awaiting": [0, 2, 3, 4], "team": [1, 3], 
         "log": [{"event": "proposal", "leader": 1, "team": [1, 3], "mission": 1, "attempt": 1}]}
 
 
-def test_a_jinja_templates_pieces_are_made_again_only_where_what_they_read_changed(settings):
+def test_a_jinja_templates_pieces_are_made_again_only_where_their_parts_changed(settings):
     settings.SCREEN_PIECES_VERIFY = True  # every reused piece is rendered again and compared
     board = Board()
     with translation.override("en"):

@@ -1,144 +1,121 @@
-"""Public pieces (``screens.pieces``): rendered again only when what they read changed, and then the same bytes."""
+"""Public parts (``screens.pieces``): each rendered from the plain data it is given, again only when that data
+changed, and then the same bytes as a plain render."""
 
 from __future__ import annotations
 
 import pytest
-from django.template import Context, engines
 from django.utils import translation
 
 from gameplay.screens import pieces
 
-TEMPLATE = (
-    '{% nativedigits %}<div id="root" data-tag="{{ tag }}" data-revision="{{ revision }}">'
-    '{% piece "seat-" 3 %}<p id="seat-3" data-tag="{{ tag }}">{{ view.names.3 }}'
-    '{% if 3 in view.awaiting %} waits{% endif %} {{ view.votes|length }}</p>{% endpiece %}'
-    '<span>{{ view.phase }}</span></div>{% endnativedigits %}'
-)
+SHELL = "tests/shell.jinja"  # the names the store keeps the parts under; the templates are the functions below
+
+
+def seat(context: dict) -> str:
+    part = context["part"]
+    return (f'<p id="seat-{part["index"]}" data-tag="{context["tag"]}">{part["name"]}'
+            f'{" waits" if part["awaited"] else ""} {part["votes"]}</p>')
 
 
 class Counted:
-    """A template rendered through ``gameplay.screens.pieces``, counting its renders."""
+    """A fragment with one piece (``seat-3``), rendered through ``screens.pieces``, counting each part's renders."""
 
-    def __init__(self, source: str = TEMPLATE) -> None:
-        self.template = engines["django"].from_string(source).template
+    def __init__(self) -> None:
         self.store = pieces.Store()
-        self.renders = 0
+        self.renders: list[str] = []
 
-    def render(self, context) -> str:
-        self.renders += 1
-        return self.template.render(context)
+    def shell(self, context: dict) -> str:
+        self.renders.append("root")
+        inner = pieces.place_piece("seat-3", "seat", context["parts"]["seat-3"], self.seat, None)
+        return f'<div id="root" data-tag="{context["tag"]}"><span>{context["phase"]}</span>{inner}</div>'
 
-    def fragment(self, view: dict) -> pieces.Made:
-        return pieces.render_fragment("root", self.store, {"view": view}, self.render)
+    def seat(self, context: dict) -> str:
+        self.renders.append("seat-3")
+        return seat(context)
 
-
-def _context(view: dict, revision: int) -> Context:
-    return Context({"view": view, "tag": pieces.TAG, "revision": revision})
-
-
-VIEW = {"names": {"3": "Ana"}, "awaiting": [1, 3], "votes": [], "phase": "vote", "log": ["x"]}
+    def fragment(self, phase: str = "vote", name: str = "Ana", awaited: bool = True, votes: int = 0,
+                 store: pieces.Store | None = None) -> pieces.Made:
+        parts = {"seat-3": {"index": 3, "name": name, "awaited": awaited, "votes": votes}}
+        return pieces.render_fragment("root", SHELL, {"phase": phase}, self.shell,
+                                      store=self.store if store is None else store, parts=parts, language="en")
 
 
 @pytest.fixture(autouse=True)
 def _english(settings):
-    settings.SCREEN_PIECES_VERIFY = False  # it would render each reused piece again: these tests count renders
+    settings.SCREEN_PIECES_VERIFY = False  # it would render each reused part again: these tests count renders
     with translation.override("en"):
         yield
 
 
-def test_a_change_to_nothing_it_read_renders_nothing_again():
+def test_the_same_data_renders_nothing_again():
     counted = Counted()
-    first = counted.fragment(dict(VIEW))
-    again = counted.fragment(dict(VIEW, log=["x", "y"]))  # the log is never read
-    assert counted.renders == 1 and again is first
+    first = counted.fragment()
+    assert counted.fragment() is first and counted.renders == ["root", "seat-3"]
 
 
-def test_a_change_outside_a_piece_renders_the_shell_and_keeps_the_piece():
+def test_a_change_to_a_piece_s_part_renders_that_piece_alone_in_the_same_shell():
     counted = Counted()
-    first = counted.fragment(dict(VIEW))
-    later = counted.fragment(dict(VIEW, phase="mission"))
-    assert counted.renders == 2 and later.pieces["seat-3"] == first.pieces["seat-3"]
+    first = counted.fragment()
+    later = counted.fragment(name="Bea", votes=2)
+    assert counted.renders == ["root", "seat-3", "seat-3"]  # the fragment's own template was not walked again
+    assert later.shell == first.shell and later.tag == first.tag and "Bea waits 2" in later.pieces["seat-3"][1]
+    assert later.pieces["seat-3"][0] != first.pieces["seat-3"][0]
+
+
+def test_a_change_outside_the_pieces_renders_the_shell_and_keeps_each_piece():
+    counted = Counted()
+    first = counted.fragment()
+    later = counted.fragment(phase="mission")
+    assert counted.renders == ["root", "seat-3", "root"] and later.pieces["seat-3"] == first.pieces["seat-3"]
     assert "mission" in later.html and later.tag != first.tag
 
 
-def test_a_piece_asked_whether_a_list_holds_its_seat_changes_only_with_that():
-    counted = Counted()
-    first = counted.fragment(dict(VIEW))
-    same = counted.fragment(dict(VIEW, awaiting=[1, 3, 5]))  # seat 3 still waits: nothing it shows moved
-    assert same is first
-    moved = counted.fragment(dict(VIEW, awaiting=[1]))
-    assert moved.pieces["seat-3"] != first.pieces["seat-3"] and "waits" not in moved.pieces["seat-3"][1]
+def test_the_bytes_are_those_of_a_fresh_render_with_the_tags_stamped():
+    made = Counted().fragment(name="Cy", votes=11)
+    fresh = Counted().fragment(name="Cy", votes=11, store=pieces.Store())
+    assert made.html == fresh.html and f'data-tag="{made.pieces["seat-3"][0]}"' in made.html
+    assert pieces.stamp(f"{pieces.REVISION}:{made.html}", 7).startswith("7:")
 
 
-def test_the_bytes_are_those_of_a_plain_render_in_every_language_with_the_tags_and_revision_stamped():
-    for language in ("en", "fa", "ja"):
-        with translation.override(language):
-            made = Counted().fragment(dict(VIEW, votes=list(range(11))))
-            plain = engines["django"].from_string(TEMPLATE).template.render(
-                _context(dict(VIEW, votes=list(range(11))), 1))  # a piece outside a fragment tags itself
-            stamped = pieces.stamp(made.html, 1)
-            assert stamped == plain.replace(f'data-tag="{pieces.TAG}"', f'data-tag="{made.tag}"', 1)
-            assert ("۱۱" in stamped) == (language == "fa")  # the piece's own digits, as around it
-
-
-def test_a_reused_piece_that_differs_from_a_fresh_render_fails_loudly(settings):
+def test_a_reused_part_that_differs_from_a_fresh_render_fails_loudly(settings):
     settings.SCREEN_PIECES_VERIFY = True
     counted = Counted()
-    first = counted.fragment(dict(VIEW))
-    key = ("root", "en")
-    counted.store.put(key, pieces.Made(first.paths, first.seen, first.shell.replace("<span>", "<span>Bob"),
-                                       first.inner))
-    with pytest.raises(AssertionError, match="reads something it did not record"):
-        counted.fragment(dict(VIEW))
+    first = counted.fragment()
+    counted.store.put(("root", "en"), pieces.Made(first.own, first.shell.replace("<span>", "<span>Bob"), first.inner))
+    with pytest.raises(AssertionError, match="reused but shows what its data does not hold"):
+        counted.fragment()
 
 
-def test_a_value_that_is_not_plain_data_is_rendered_every_time():
-    counted = Counted("<p>{{ view.when }}</p>")
-    counted.fragment({"when": object()})
-    counted.fragment({"when": object()})
-    assert counted.renders == 2
-
-
-def test_a_change_inside_a_piece_renders_that_piece_alone_in_the_same_shell():
+def test_a_piece_given_anything_but_its_entry_in_the_table_s_parts_is_refused():
     counted = Counted()
-    first = counted.fragment(dict(VIEW))
-    later = counted.fragment(dict(VIEW, names={"3": "Bea"}))
-    assert counted.renders == 1  # the fragment's own template was not walked again
-    assert later.shell == first.shell and later.tag == first.tag and "Bea" in later.pieces["seat-3"][1]
-    assert later.html == engines["django"].from_string(TEMPLATE).template.render(
-        _context(dict(VIEW, names={"3": "Bea"}), pieces.REVISION)).replace(
-        f'data-tag="{pieces.TAG}"', f'data-tag="{later.tag}"', 1)
+
+    def shell(context: dict) -> str:
+        return pieces.place_piece("seat-3", "seat", {"index": 3, "name": "Not the part"}, seat, None)
+
+    with pytest.raises(ValueError, match="not the table's parts"):
+        pieces.render_fragment("root", SHELL, {"phase": "x"}, shell, store=counted.store,
+                               parts={"seat-3": {"index": 3, "name": "Ana", "awaited": False, "votes": 0}},
+                               language="en")
 
 
-def test_a_piece_inside_a_piece_changes_the_outer_pieces_tag_which_a_push_sends_whole():
-    nested = ('<div id="root" data-tag="{{ tag }}">{% piece "outer" %}<section id="outer" data-tag="{{ tag }}">'
-              '{% piece "inner" %}<p id="inner" data-tag="{{ tag }}">{{ view.phase }}</p>{% endpiece %}'
-              '</section>{% endpiece %}</div>')
-    counted = Counted(nested)
-    first = counted.fragment(dict(VIEW))
-    later = counted.fragment(dict(VIEW, phase="mission"))
+def test_a_piece_inside_a_piece_changes_the_outer_piece_s_tag_which_a_push_sends_whole():
+    def inner(context: dict) -> str:
+        return f'<p id="inner" data-tag="{context["tag"]}">{context["part"]["phase"]}</p>'
+
+    def outer(context: dict) -> str:
+        html = pieces.place_piece("inner", "inner", context["part"]["inner"], inner, None)
+        return f'<section id="outer" data-tag="{context["tag"]}">{html}</section>'
+
+    def shell(context: dict) -> str:
+        html = pieces.place_piece("outer", "outer", context["parts"]["outer"], outer, None)
+        return f'<div id="root" data-tag="{context["tag"]}">{html}</div>'
+
+    def made(phase: str, store: pieces.Store) -> pieces.Made:
+        parts = {"inner": {"phase": phase}, "outer": {"inner": {"phase": phase}}}
+        return pieces.render_fragment("root", SHELL, {}, shell, store=store, parts=parts, language="en")
+
+    store = pieces.Store()
+    first, later = made("vote", store), made("mission", store)
     assert later.tag == first.tag  # the fragment's own shell: its pieces are sent apart
     assert later.pieces["outer"][0] != first.pieces["outer"][0] and "mission" in later.pieces["outer"][1]
     assert f'data-tag="{later.pieces["outer"][0]}"' in later.pieces["outer"][1]
-
-
-def test_a_render_leaves_no_cycles_for_the_collector():
-    """A piece's tracked dicts and lists point back at the reads they record: the render lets go of them, so they are
-    freed as it ends, not left as garbage cycles (hundreds a push) for the collector to find."""
-    import gc
-
-    counted = Counted()
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        counted.fragment(dict(VIEW))
-        counted.fragment(dict(VIEW, phase="mission", awaiting=[1]))  # the shell and the piece again
-        gc.collect()
-        cycles = [type(found).__name__ for found in gc.garbage
-                  if isinstance(found, (pieces.Reads, pieces.Tracked, pieces.TrackedList))]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert counted.renders == 2 and cycles == []
