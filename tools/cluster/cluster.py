@@ -167,7 +167,10 @@ def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
         return False
 
 
-def haproxy_config(hosts: int, state: Path) -> str:
+def haproxy_config(hosts: int, state: Path, socket_balance: str = "roundrobin") -> str:
+    """HAProxy's config. ``socket_balance``: ``roundrobin`` (a table's sockets spread over the hosts in turn) or
+    ``table`` (a table's sockets hashed by their path, /ws/t/CODE/, onto one host while it is up)."""
+    balance = "roundrobin" if socket_balance == "roundrobin" else "uri\n    hash-type consistent"
     servers = "\n".join(f"    server app{i} {app_address(i)}:{APP_PORT} check" for i in range(1, hosts + 1))
     tracked = "\n".join(f"    server app{i} {app_address(i)}:{APP_PORT} track web/app{i}"
                         for i in range(1, hosts + 1))
@@ -212,9 +215,9 @@ backend web
     default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
 {servers}
 
-# Table sockets: any host too, in turn; a host marked down has its sockets closed, and the pages reconnect.
+# Table sockets: any host too; a host marked down has its sockets closed, and the pages reconnect.
 backend sockets
-    balance roundrobin
+    balance {balance}
     default-server on-marked-down shutdown-sessions
 {tracked}
 """
@@ -224,9 +227,13 @@ class Cluster:
     """The cluster's hosts and processes; ``up`` starts it, ``down`` removes it (and whatever an earlier one left)."""
 
     def __init__(self, hosts: int = 3, processes: int = 1, state: Path = STATE,
-                 say: Callable[[str], None] = print, extra_env: dict[str, str] | None = None) -> None:
+                 say: Callable[[str], None] = print, extra_env: dict[str, str] | None = None,
+                 socket_balance: str = "roundrobin") -> None:
         if not 1 <= hosts <= 8:
             raise ClusterError("--hosts must be 1-8")
+        if socket_balance not in ("roundrobin", "table"):
+            raise ClusterError("socket balance: roundrobin or table")
+        self.socket_balance = socket_balance
         self.hosts, self.processes, self.state, self.say = hosts, processes, state, say
         self.extra_env = extra_env or {}
         self.code = state / "code"
@@ -393,7 +400,7 @@ class Cluster:
 
     def _balancer(self) -> None:
         config = self.state / "haproxy.cfg"
-        config.write_text(haproxy_config(self.hosts, self.state))
+        config.write_text(haproxy_config(self.hosts, self.state, self.socket_balance))
         run("haproxy", "-c", "-q", "-f", str(config))
         self.spawn("lb", ["haproxy", "-db", "-f", str(config)], "haproxy.log")
 
@@ -478,7 +485,9 @@ def main(argv: list[str] | None = None) -> int:
     for sub_parser in (check, figures):
         sub_parser.add_argument("--seconds", type=float, default=0, help="seconds of play (default: the command's)")
     figures.add_argument("--tables", type=int, default=4)
-    figures.add_argument("--hosts", default="1,2,3", help="app host counts to run, comma-separated")
+    figures.add_argument("--hosts", default="1,2,3",
+                         help="the layouts to run, comma-separated: H (app hosts), HxP (P daphne processes each), "
+                              "and /table after either: a table's sockets hashed onto one host (HAProxy balance uri)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -497,8 +506,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "figures":
             from tools.cluster.figures import figures_main
 
-            return figures_main([int(h) for h in args.hosts.split(",")], seconds=args.seconds or 60.0,
-                                tables=args.tables)
+            return figures_main(args.hosts.split(","), seconds=args.seconds or 60.0, tables=args.tables)
         cluster = Cluster(hosts=args.hosts, processes=args.processes)
         try:
             cluster.up()
