@@ -521,3 +521,6 @@ def main(argv: list[str] | None = None) -> int:
     except ClusterError as error:
         print(f"cluster: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("cluster: interrupted; the cluster was removed", file=sys.stderr)
+        return 130
