@@ -152,6 +152,24 @@ def visible_log(log: list[JSONDict], seat: int | None) -> list[JSONDict]:
     return [clone(e) for e in log if not e.get("private") or (seat is not None and e.get("to") == seat)]
 
 
+# What a projection (a game's ``presentation.public_parts``) writes for no seat: the ``seat_name`` filter's dash.
+NO_SEAT = "—"
+
+
+def seat_name(seat: Any, names: Sequence[str]) -> str:
+    """A seat's name in a projection (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the
+    table."""
+    return NO_SEAT if seat is None else str(names[int(seat)])
+
+
+def item_at(items: Any, index: Any) -> Any:
+    """``items[index]``, or None where there is none (the templates' ``get`` filter, for a projection)."""
+    try:
+        return items[index]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
 def clone(value: Any) -> Any:
     """A deep copy of plain JSON data (dicts, lists and scalars): several times faster than ``copy.deepcopy``,
     which a view pays on every entry of a long log on every render."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from engines.base import BaseEngine, JSONDict, State
+from engines.base import BaseEngine, JSONDict, State, item_at, seat_name
 
 from . import cards
 
@@ -46,7 +46,6 @@ def reference(view: JSONDict, players: int, options: JSONDict) -> JSONDict:
             "forced_coup_at": cards.FORCED_COUP_AT, "factions": factions}
 
 
-NO_SEAT = "—"  # what the ``seat_name`` filter writes for no seat
 PHONE_LOG_LINES = 8  # the newest public lines a phone's public part shows
 
 
@@ -91,11 +90,11 @@ def phone_part(view: JSONDict, seats: Sequence[JSONDict]) -> JSONDict:
     return {
         "match": match,
         "seats": [{"index": s["index"], "name": s["name"], "is_bot": bool(s["is_bot"]),
-                   "active": view.get("turn") == s["index"], "out": not _at(view.get("alive"), s["index"]),
-                   "coins": _at(view.get("coins"), s["index"]), "cards": _at(view.get("counts"), s["index"]),
-                   "lost": list(_at(view.get("lost"), s["index"]) or []),
-                   "faction": _at(factions, s["index"]) if factions else None,
-                   "wins": _at(view["match"].get("wins"), s["index"]) if match else None} for s in seats],
+                   "active": view.get("turn") == s["index"], "out": not item_at(view.get("alive"), s["index"]),
+                   "coins": item_at(view.get("coins"), s["index"]), "cards": item_at(view.get("counts"), s["index"]),
+                   "lost": list(item_at(view.get("lost"), s["index"]) or []),
+                   "faction": item_at(factions, s["index"]) if factions else None,
+                   "wins": item_at(view["match"].get("wins"), s["index"]) if match else None} for s in seats],
         "factions": bool(factions), "almshouse": _almshouse(view),
         "log": lines, "names": [s["name"] for s in seats],
     }
@@ -109,20 +108,21 @@ def status_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
     pend = view.get("pending") or {}
     middle = phase not in ("over", "action")
     block = pend.get("block") if middle else None
-    awaiting = [_name(s, names) for s in view.get("awaiting") or []]
+    awaiting = [seat_name(s, names) for s in view.get("awaiting") or []]
     return {
         "phase": phase,
-        "winner": _name(((view.get("outcome") or {}).get("winners") or [None])[0], names) if phase == "over" else None,
-        "turn": _name(view.get("turn"), names) if phase == "action" else None,
+        "winner": (seat_name(((view.get("outcome") or {}).get("winners") or [None])[0], names)
+                   if phase == "over" else None),
+        "turn": seat_name(view.get("turn"), names) if phase == "action" else None,
         "pending": bool(pend) and middle,
         "claim": pend.get("claim") if middle else None, "action": pend.get("action") if middle else None,
-        "actor": _name(pend.get("actor"), names) if middle else None,
-        "target": _name(pend.get("target"), names) if middle else None,
+        "actor": seat_name(pend.get("actor"), names) if middle else None,
+        "target": seat_name(pend.get("target"), names) if middle else None,
         "targeted": middle and pend.get("target") is not None,
-        "block": {"as": block.get("as"), "seat": _name(block.get("seat"), names)} if block else None,
-        "revealer": _name(pend.get("revealer"), names) if phase == "reveal" else None,
-        "challenger": _name(pend.get("challenger"), names) if phase == "reveal" else None,
-        "losing": _name(view.get("losing"), names) if phase == "lose" else None,
+        "block": {"as": block.get("as"), "seat": seat_name(block.get("seat"), names)} if block else None,
+        "revealer": seat_name(pend.get("revealer"), names) if phase == "reveal" else None,
+        "challenger": seat_name(pend.get("challenger"), names) if phase == "reveal" else None,
+        "losing": seat_name(view.get("losing"), names) if phase == "lose" else None,
         "silent": bool(view.get("silent")) and phase in ("challenge", "block", "block_challenge"),
         "awaiting": awaiting, "window": (view.get("window") or {}).get("id") if awaiting else None,
     }
@@ -141,17 +141,6 @@ def _almshouse(view: JSONDict) -> JSONDict | None:
     return {"coins": view.get("almshouse"), "restricted": bool(view.get("restricted"))}
 
 
-def _name(seat: Any, names: Sequence[str]) -> str:
-    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
-    return NO_SEAT if seat is None else str(names[int(seat)])
-
-
-def _at(values: Any, index: int) -> Any:
-    """``values[index]``, or None where there is no such item (the templates' ``get``)."""
-    try:
-        return values[index]
-    except (KeyError, IndexError, TypeError):
-        return None
 
 
 def _seat_part(view: JSONDict, seat: JSONDict, last: JSONDict,
@@ -165,15 +154,15 @@ def _seat_part(view: JSONDict, seat: JSONDict, last: JSONDict,
         "index": index,
         "seat": {"name": seat["name"], "is_bot": bool(seat["is_bot"])},
         "active": view.get("turn") == index,
-        "out": not _at(view.get("alive"), index),
+        "out": not item_at(view.get("alive"), index),
         "awaited": index in (view.get("awaiting") or ()),
         "actor": pending.get("actor") == index,
         "new": index in (last.get("seat"), last.get("target")),
-        "coins": _at(view.get("coins"), index),
+        "coins": item_at(view.get("coins"), index),
         **_seat_cards(view, index, ended_views),
-        "faction": _at(factions, index) if factions else None,
+        "faction": item_at(factions, index) if factions else None,
         # In a match of several rounds, the rounds this seat has won of the ones it takes.
-        "match": {"wins": _at(match.get("wins"), index), "target": match["target"]}
+        "match": {"wins": item_at(match.get("wins"), index), "target": match["target"]}
         if (match.get("target") or 0) > 1 else None,
         "blocker": (pending.get("block") or {}).get("seat") == index,
         "challenger": pending.get("challenger") == index and view.get("phase") == "reveal",
@@ -184,9 +173,10 @@ def _seat_cards(view: JSONDict, index: int, ended_views: Sequence[JSONDict] | No
     """A seat's cards: its hand face up at the end (a finished game's reveal, or the seat's own last view in a game
     the host ended), else as many backs as it holds (two at most); its lost influence face up."""
     reveal = (view.get("outcome") or {}).get("reveal") or {}
-    hand = _at(reveal.get("hands"), index) or (_at(ended_views, index) or {}).get("hand") or []
-    held = _at(view.get("counts"), index) or 0
-    return {"hand": list(hand), "backs": 0 if hand else min(held, 2), "lost": list(_at(view.get("lost"), index) or [])}
+    hand = item_at(reveal.get("hands"), index) or (item_at(ended_views, index) or {}).get("hand") or []
+    held = item_at(view.get("counts"), index) or 0
+    lost = item_at(view.get("lost"), index) or []
+    return {"hand": list(hand), "backs": 0 if hand else min(held, 2), "lost": list(lost)}
 
 
 def _claim(action: JSONDict, inquisitor: bool) -> str | None:

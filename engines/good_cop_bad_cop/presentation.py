@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engines.base import JSONDict, seat_team
+from engines.base import JSONDict, item_at, seat_name, seat_team
 
 from . import cards, rules
 
@@ -65,7 +65,7 @@ def board_part(view: JSONDict, names: Sequence[str], ended_views: Sequence[JSOND
         "phase": str(view["phase"]),
         "seats": list(range(len(view["cards"]))),
         "status": None if ended_views else status_line(view, names),
-        "lead": _name(view["turn"], names),
+        "lead": seat_name(view["turn"], names),
         "clockwise": view.get("direction") == 1,
         "guns_left": int(view.get("guns_left") or 0),
         "removed": list(view.get("removed") or []),
@@ -87,13 +87,13 @@ def status_line(view: JSONDict, names: Sequence[str]) -> JSONDict:
     return {
         "phase": phase,
         "team": outcome.get("team") if phase == "over" else None,
-        "winners": [_name(s, names) for s in outcome.get("winners") or []],
-        "lead": _name(view["turn"], names) if phase in ("action", "aim") else None,
+        "winners": [seat_name(s, names) for s in outcome.get("winners") or []],
+        "lead": seat_name(view["turn"], names) if phase in ("action", "aim") else None,
         "when": window,
-        "who": _name(pending.get("seat"), names) if phase in NAMING_THE_SEAT else None,
-        "target": _name(pending.get("target"), names) if targeted else None,
+        "who": seat_name(pending.get("seat"), names) if phase in NAMING_THE_SEAT else None,
+        "target": seat_name(pending.get("target"), names) if targeted else None,
         "card": pending.get("card") if window == "investigate" else None,
-        "awaiting": [_name(s, names) for s in view.get("awaiting") or []],
+        "awaiting": [seat_name(s, names) for s in view.get("awaiting") or []],
     }
 
 
@@ -111,19 +111,19 @@ def phone_seat(view: JSONDict, seats: Sequence[JSONDict], names: Sequence[str], 
     """Seat ``i`` on a phone's table: its name, bot or not, its state (lead, out, awaited), its cards as the table
     sees them (a face-down one by position alone: no name) and its badges (wound, gun and aim, Planted Evidence,
     Coffee)."""
-    aim = _at(view["guns"], i)
+    aim = item_at(view["guns"], i)
     return {
         "index": i,
-        "name": _name(i, names),
-        "is_bot": bool((_at(seats, i) or {}).get("is_bot")),
+        "name": seat_name(i, names),
+        "is_bot": bool((item_at(seats, i) or {}).get("is_bot")),
         "active": i == view["turn"],
-        "out": not _at(view["alive"], i),
+        "out": not item_at(view["alive"], i),
         "awaited": i in (view.get("awaiting") or []),
         "cards": [{"name": c["name"] if c["face_up"] else None, "face_up": bool(c["face_up"])}
                   for c in view["cards"][i]],
-        "wounded": bool(_at(view["wounded"], i)),
-        "armed": bool(_at(view["armed"], i)),
-        "aim": None if aim is None else _name(aim, names),
+        "wounded": bool(item_at(view["wounded"], i)),
+        "armed": bool(item_at(view["armed"], i)),
+        "aim": None if aim is None else seat_name(aim, names),
         "planted": view.get("planted") == i,
         "coffee": view.get("coffee") == i,
     }
@@ -145,24 +145,24 @@ def board_seat(view: JSONDict, seats: Sequence[JSONDict], ended_views: Sequence[
     """Seat ``i`` on the board: who (``seat``: name, is_bot), its state (lead, out, awaited, newly named by the log),
     its cards (``cards``; ``revealed``: every one face up at the end) and its badges (team, wound, gun and aim,
     Planted Evidence, Coffee)."""
-    seat = _at(seats, i) or {}
+    seat = item_at(seats, i) or {}
     names = [s.get("name") for s in seats]
-    aim = _at(view["guns"], i)
+    aim = item_at(view["guns"], i)
     cards = revealed_cards(view, ended_views, i)
     return {
         "index": i,
         "seat": {"name": seat.get("name", ""), "is_bot": bool(seat.get("is_bot"))},
         "active": i == view["turn"],
-        "out": not _at(view["alive"], i),
+        "out": not item_at(view["alive"], i),
         "awaited": i in (view.get("awaiting") or []),
         "is_new": i == last.get("seat") or i == last.get("target"),
         "revealed": cards is not None,
         "cards": cards if cards is not None else [{"name": c["name"], "face_up": bool(c["face_up"])}
                                                   for c in view["cards"][i]],
         "team": ((view.get("outcome") or {}).get("teams") or {}).get(str(i)) or None,
-        "wounded": bool(_at(view["wounded"], i)),
-        "armed": bool(_at(view["armed"], i)),
-        "aim": None if aim is None else _at(names, aim),
+        "wounded": bool(item_at(view["wounded"], i)),
+        "armed": bool(item_at(view["armed"], i)),
+        "aim": None if aim is None else item_at(names, aim),
         "planted": view.get("planted") == i,
         "coffee": view.get("coffee") == i,
     }
@@ -171,23 +171,8 @@ def board_seat(view: JSONDict, seats: Sequence[JSONDict], ended_views: Sequence[
 def revealed_cards(view: JSONDict, ended_views: Sequence[JSONDict] | None, i: int) -> list[JSONDict] | None:
     """Seat ``i``'s cards all face up at the end (a finished game's reveal, else its own last view in a game the host
     ended), by name; None while they lie as the table sees them."""
-    shown = _at((view.get("reveal") or {}).get("cards"), i) or _at((_at(ended_views, i) or {}).get("cards"), i)
+    own = item_at(ended_views, i) or {}
+    shown = item_at((view.get("reveal") or {}).get("cards"), i) or item_at(own.get("cards"), i)
     if not shown:
         return None
     return [{"name": (card.get("name") if isinstance(card, dict) else None) or card, "face_up": True} for card in shown]
-
-
-NO_SEAT = "—"  # a seat's name where there is no seat (game_tags.seat_name's)
-
-
-def _name(seat: Any, names: Sequence[str]) -> str:
-    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
-    return NO_SEAT if seat is None else str(names[int(seat)])
-
-
-def _at(items: Any, i: Any) -> Any:
-    """``items[i]``, or None where there is none (as the templates' ``get`` filter)."""
-    try:
-        return items[i]
-    except (IndexError, KeyError, TypeError):
-        return None

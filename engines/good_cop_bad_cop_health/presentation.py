@@ -5,16 +5,14 @@ a seat's final identity from the end's reveal, and the Bad Cops as the minority 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from engines.base import JSONDict
+from engines.base import JSONDict, item_at, seat_name
 
 from . import cards
 
 MINORITY = ("role", "bad")
 
 
-NO_SEAT = "—"  # what the ``seat_name`` filter writes for no seat
 PHONE_LOG_LINES = 10  # the newest public lines a phone's public part shows
 
 
@@ -48,7 +46,8 @@ def board_part(view: JSONDict, seats: Sequence[JSONDict], ended_views: Sequence[
     new = last.get("event") == "market_refill" or (last.get("event") == "draw" and last.get("from") != "deck")
     return {
         "seats": [s["index"] for s in seats], "phase": view.get("phase"),
-        "outcome": {"reason": outcome.get("reason"), "winners": [_name(s, names) for s in outcome.get("winners") or []],
+        "outcome": {"reason": outcome.get("reason"),
+                    "winners": [seat_name(s, names) for s in outcome.get("winners") or []],
                     "won": None, "reveal": None, "identities": None} if outcome else None,
         "turn": status_part(view, names) if live else None,
         "market": {**_market(view), "new": new} if live else None,
@@ -60,8 +59,8 @@ def status_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
     the game is over (``shown``), else the phase, the seats choosing an identity (keep_identity) or whose turn it is."""
     phase = view.get("phase")
     return {"shown": not view.get("outcome"), "phase": phase,
-            "awaiting": [_name(s, names) for s in view.get("awaiting") or []] if phase == "keep_identity" else [],
-            "turn": _name(view.get("turn"), names) if phase != "keep_identity" else None}
+            "awaiting": [seat_name(s, names) for s in view.get("awaiting") or []] if phase == "keep_identity" else [],
+            "turn": seat_name(view.get("turn"), names) if phase != "keep_identity" else None}
 
 
 def phone_part(view: JSONDict, seats: Sequence[JSONDict]) -> JSONDict:
@@ -76,10 +75,10 @@ def phone_part(view: JSONDict, seats: Sequence[JSONDict]) -> JSONDict:
             lines.append(line)
     return {
         "seats": [{"index": s["index"], "name": s["name"], "is_bot": bool(s["is_bot"]),
-                   "out": not _at(view.get("alive"), s["index"]), "active": view.get("turn") == s["index"],
-                   "health": _at(view.get("health"), s["index"]),
-                   "revealed": _at(view.get("revealed"), s["index"]) or None,
-                   "in_play": [{"kind": card["kind"]} for card in _at(view.get("in_play"), s["index"]) or []]}
+                   "out": not item_at(view.get("alive"), s["index"]), "active": view.get("turn") == s["index"],
+                   "health": item_at(view.get("health"), s["index"]),
+                   "revealed": item_at(view.get("revealed"), s["index"]) or None,
+                   "in_play": [{"kind": card["kind"]} for card in item_at(view.get("in_play"), s["index"]) or []]}
                   for s in seats],
         "market": _market(view), "log": lines, "names": [s["name"] for s in seats],
     }
@@ -91,17 +90,6 @@ def _market(view: JSONDict) -> JSONDict:
             "flawless_shot_always": bool(view.get("flawless_shot_always"))}
 
 
-def _name(seat: Any, names: Sequence[str]) -> str:
-    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
-    return NO_SEAT if seat is None else str(names[int(seat)])
-
-
-def _at(values: Any, index: int) -> Any:
-    """``values[index]``, or None where there is no such item (the templates' ``get``)."""
-    try:
-        return values[index]
-    except (KeyError, IndexError, TypeError):
-        return None
 
 
 def _seat_part(view: JSONDict, seat: JSONDict, last: JSONDict,
@@ -112,17 +100,17 @@ def _seat_part(view: JSONDict, seat: JSONDict, last: JSONDict,
     index = int(seat["index"])
     identities = (view.get("reveal") or {}).get("identities")
     end = bool(identities or ended_views)
-    identity = _at(identities, index) or (_at(ended_views, index) or {}).get("identity") if end else None
+    identity = item_at(identities, index) or (item_at(ended_views, index) or {}).get("identity") if end else None
     return {
         "index": index,
         "seat": {"name": seat["name"], "is_bot": bool(seat["is_bot"])},
-        "out": not _at(view.get("alive"), index),
+        "out": not item_at(view.get("alive"), index),
         "active": view.get("turn") == index,
         "awaited": index in (view.get("awaiting") or ()),
         "new": index in (last.get("seat"), last.get("target")),
-        "health": _at(view.get("health"), index),
-        "revealed": _at(view.get("revealed"), index) or None,
-        "in_play": [{"kind": card["kind"]} for card in _at(view.get("in_play"), index) or []],
+        "health": item_at(view.get("health"), index),
+        "revealed": item_at(view.get("revealed"), index) or None,
+        "in_play": [{"kind": card["kind"]} for card in item_at(view.get("in_play"), index) or []],
         "end": end,
         "identity": identity or None,
     }

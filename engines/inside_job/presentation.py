@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.base import BaseEngine, JSONDict, State
+from engines.base import BaseEngine, JSONDict, State, item_at, seat_name
 
 from . import cards
 
@@ -135,7 +135,6 @@ def track(part: JSONDict, rtl: bool = False) -> JSONDict:
 # The public parts (``public_parts``): what each piece of the board and of the phone's public part shows.
 LOG_TEMPLATE = "games/inside_job/log_line.jinja"
 PHONE_LOG_LINES = 8  # the newest public lines the phone shows
-NO_SEAT = "—"  # a seat's name where there is no seat (game_tags.seat_name's)
 
 
 def public_parts(view: JSONDict, seats: Sequence[JSONDict],
@@ -183,11 +182,11 @@ def outcome_part(view: JSONDict, names: Sequence[str], seats: Sequence[JSONDict]
     named = outcome.get("reason") in ("merlin_found", "merlin_survived")
     return {
         "side": outcome.get("side"), "reason": outcome.get("reason"),
-        "target": _name(reveal.get("assassin_target"), names) if named else None,
+        "target": seat_name(reveal.get("assassin_target"), names) if named else None,
         "won": view["side"] == outcome.get("side") if me is not None and view.get("side") else None,
         "reveal": None if seats is None else [
-            {"index": s["index"], "name": s["name"], "role": _at(roles, s["index"]),
-             "side": "agents" if _at(roles, s["index"]) in ("agent", "merlin", "percival") else "traitors"}
+            {"index": s["index"], "name": s["name"], "role": item_at(roles, s["index"]),
+             "side": "agents" if item_at(roles, s["index"]) in ("agent", "merlin", "percival") else "traitors"}
             for s in seats],
     }
 
@@ -203,12 +202,12 @@ def status_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
         "shown": phase is not None, "phase": phase,
         "mission": None if phase in (None, "assassinate") else {"n": view.get("mission_number"),
                                                                 "size": view.get("team_size")},
-        "leader": _name(view.get("leader"), names) if phase in ("propose", "vote") else None,
-        "team": [_name(s, names) for s in view.get("team") or []] if phase in ("vote", "mission") else [],
+        "leader": seat_name(view.get("leader"), names) if phase in ("propose", "vote") else None,
+        "team": [seat_name(s, names) for s in view.get("team") or []] if phase in ("vote", "mission") else [],
         "last_chance": phase == "vote" and view.get("rejections") == 4,
-        "awaiting": [_name(s, names) for s in view.get("awaiting") or []]
+        "awaiting": [seat_name(s, names) for s in view.get("awaiting") or []]
         if phase in ("vote", "mission", "assassinate") else [],
-        "lady": _name(view.get("lady"), names) if phase == "lady" else None,
+        "lady": seat_name(view.get("lady"), names) if phase == "lady" else None,
     }
 
 
@@ -218,9 +217,9 @@ def phone_part(view: JSONDict, seats: Sequence[JSONDict]) -> JSONDict:
     votes = view.get("votes")
     lady = view.get("lady")
     return {
-        "votes": [{"name": s["name"], "is_bot": bool(s["is_bot"]), "approve": bool(_at(votes, s["index"]))}
+        "votes": [{"name": s["name"], "is_bot": bool(s["is_bot"]), "approve": bool(item_at(votes, s["index"]))}
                   for s in seats] if votes and view.get("phase") != "vote" else None,
-        "lady": None if lady is None else _name(lady, [s["name"] for s in seats]),
+        "lady": None if lady is None else seat_name(lady, [s["name"] for s in seats]),
     }
 
 
@@ -241,7 +240,7 @@ def seat_part(view: JSONDict, seat: JSONDict, last: JSONDict, ended_views: Seque
         "lady": i == view.get("lady"),
         "voted": phase == "vote" and i in (view.get("voted") or []),
         "played": phase == "mission" and i in (view.get("played") or []),
-        "vote": ("approve" if _at(votes, i) else "reject") if votes and phase != "vote" else None,
+        "vote": ("approve" if item_at(votes, i) else "reject") if votes and phase != "vote" else None,
         "revealed": revealed, "role": role,
     }
 
@@ -251,8 +250,8 @@ def _revealed_role(view: JSONDict, index: int, ended_views: Sequence[JSONDict] |
     roles = (view.get("reveal") or {}).get("roles")
     if not roles and not ended_views:
         return False, None
-    mine = _at(ended_views, index)
-    return True, _at(roles, index) or (mine.get("role") if isinstance(mine, dict) else None)
+    mine = item_at(ended_views, index)
+    return True, item_at(roles, index) or (mine.get("role") if isinstance(mine, dict) else None)
 
 
 def now_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
@@ -263,11 +262,11 @@ def now_part(view: JSONDict, names: Sequence[str]) -> JSONDict:
     return {
         "phase": phase,
         "mission": None if phase == "assassinate" else {"n": view.get("mission_number"), "size": view.get("team_size")},
-        "leader": _name(view.get("leader"), names),
-        "team": [_name(s, names) for s in view.get("team") or []],
-        "awaiting": [_name(s, names) for s in view.get("awaiting") or []]
+        "leader": seat_name(view.get("leader"), names),
+        "team": [seat_name(s, names) for s in view.get("team") or []],
+        "awaiting": [seat_name(s, names) for s in view.get("awaiting") or []]
         if phase in ("vote", "mission", "assassinate") else [],
-        "lady": _name(view.get("lady"), names) if phase == "lady" else None,
+        "lady": seat_name(view.get("lady"), names) if phase == "lady" else None,
         "last_chance": phase == "vote" and view.get("rejections") == 4,
         "votes_title": bool(view.get("votes")) and phase != "vote",
     }
@@ -306,17 +305,6 @@ def log_part(log: Sequence[JSONDict], names: list[str]) -> JSONDict:
     return {"template": LOG_TEMPLATE, "lines": lines, "names": names}
 
 
-def _at(items: Any, index: int) -> Any:
-    """``items[index]``, None where there is none (the templates' ``get``)."""
-    try:
-        return items[index]
-    except (KeyError, IndexError, TypeError):
-        return None
-
-
-def _name(seat: Any, names: Sequence[str]) -> str:
-    """A seat's name (a dash for no seat), as the ``seat_name`` filter writes it for a seat of the table."""
-    return NO_SEAT if seat is None else str(names[int(seat)])
 
 
 # What the game's templates call (``{{ view|mission_cards }}``, ``view|ij_outcome(names, seats, me)``,
