@@ -13,6 +13,7 @@ from django.utils import translation
 
 from engines.coup import ENGINE
 from gameplay.selectors import public_parts
+from tests.engines.parts import POISONED
 
 from .test_properties import permute_hidden, steps
 
@@ -107,26 +108,6 @@ def test_a_seats_element_is_drawn_from_its_part_alone_and_changes_exactly_when_i
                         before[piece] = (part, alone)
 
 
-class Poison:
-    """A name of the old-style context (view, seats, names, …) that fails any template reading it."""
-
-    def __getattr__(self, name):
-        raise AssertionError(f"a public template read .{name} of a name other than parts")
-
-    def __getitem__(self, key):
-        raise AssertionError(f"a public template read [{key!r}] of a name other than parts")
-
-    def __bool__(self):
-        raise AssertionError("a public template tested a name other than parts")
-
-    def __iter__(self):
-        raise AssertionError("a public template iterated a name other than parts")
-
-    def __str__(self):
-        raise AssertionError("a public template wrote a name other than parts")
-
-
-POISONED = dict.fromkeys(("view", "seats", "names", "me", "log_template", "ended_views", "game", "table"), Poison())
 T = "games/coup/"
 
 

@@ -16,6 +16,7 @@ from django.utils import translation
 
 from engines.inside_job import ENGINE
 from gameplay.selectors import public_parts
+from tests.engines.parts import POISONED
 
 from .test_information_sets import CASES, scramble
 from .test_templates import game_to_the_end
@@ -49,28 +50,6 @@ def parts_of(state, players, ended_views=None):
 
 def template_of(key):
     return T + "board_seat.jinja" if key.startswith("bv-seat-") else TEMPLATES[key]
-
-
-class Poison:
-    """A name of the old-style context (view, seats, names, …) that fails any template reading it."""
-
-    def __getattr__(self, name):
-        raise AssertionError(f"a public template read .{name} of a name other than parts")
-
-    def __getitem__(self, key):
-        raise AssertionError(f"a public template read [{key!r}] of a name other than parts")
-
-    def __bool__(self):
-        raise AssertionError("a public template tested a name other than parts")
-
-    def __iter__(self):
-        raise AssertionError("a public template iterated a name other than parts")
-
-    def __str__(self):
-        raise AssertionError("a public template wrote a name other than parts")
-
-
-POISONED = dict.fromkeys(("view", "seats", "names", "me", "log_template", "ended_views", "game", "table"), Poison())
 
 
 def alone(key, part):
