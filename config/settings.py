@@ -112,12 +112,18 @@ ASGI_APPLICATION = "config.asgi.application"
 
 TEMPLATES = [
     {
+        # The screens (phone panel, board, moderator's drawer) and the games' templates: *.jinja, plain Jinja with the
+        # project's filters and globals (gameplay/screens/jinja.py). Any other name is the next backend's.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "OPTIONS": {"environment": "gameplay.screens.jinja.environment"},
+    },
+    {
+        # The pages (*.html): Django's templates; a page shows a Jinja part with {% jinja name key=value %}.
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
         "OPTIONS": {
-            # Django's cached loader, which hands a template named *.jinja to Jinja2 (gameplay/screens/jinja.py).
-            "loaders": [("gameplay.screens.jinja.Loader", ["django.template.loaders.filesystem.Loader",
-                                                   "django.template.loaders.app_directories.Loader"])],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
@@ -125,13 +131,10 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "lobby.context_processors.player",
             ],
-            # game_tags everywhere; url_memo's {% url %} takes the place of Django's (each URL built once);
-            # i18n_kept is Django's i18n library with each literal {% translate %} kept per language: no template
-            # loads i18n (that would put Django's own {% translate %} back in its place).
-            "builtins": ["gameplay.templatetags.game_tags", "gameplay.templatetags.url_memo",
-                         "gameplay.templatetags.i18n_kept"],
+            # game_tags and Django's i18n tags in every page, without a {% load %}.
+            "builtins": ["gameplay.templatetags.game_tags", "django.templatetags.i18n"],
         },
-    }
+    },
 ]
 
 DATABASES = {

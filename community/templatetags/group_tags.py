@@ -1,9 +1,9 @@
 """Game-night tags for the board and the host's controls (``community.nights``).
 
-``{% night_scoreboard table game %}``: the running scoreboard of the table's game night, for the
-board between games (the open night; after the host ends it, its final scoreboard until the
-next game is dealt). ``{% open_night table as night %}``: the table's open night, for the host's
-controls. ``{% player_nights player as found %}``: their latest nights, for links from their history.
+``night_scoreboard(table, game)``: the values of the running scoreboard of the table's game night, which the
+board draws between games (``groups/_night_scoreboard.jinja``: the open night; after the host ends it, its final
+scoreboard until the next game is dealt). ``{% open_night table as night %}``: the table's open night, for the
+host's controls. ``{% player_nights player as found %}``: their latest nights, for links from their history.
 All of them read finished games' outcomes only, so nothing of a running game shows.
 """
 
@@ -22,7 +22,6 @@ def _code(table) -> str:
     return str(table["code"] if isinstance(table, dict) else table.code)
 
 
-@register.inclusion_tag("groups/_night_scoreboard.html")
 def night_scoreboard(table, game=None) -> dict:
     """The night's figures between games: wins and games per player (by seat name), wins per team
     per game system, the leaders; nothing when the table runs no night (``game``: the latest game's

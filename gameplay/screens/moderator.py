@@ -16,8 +16,8 @@ may be the tablet everyone looks at, can never be shown a secret. The game-night
 from __future__ import annotations
 
 from gameplay.models import Game
+from gameplay.screens.jinja import url_of
 from gameplay.selectors import game_public_info, seats_info
-from gameplay.templatetags.url_memo import url_of
 from lobby.context import host_seats, host_settings
 from lobby.models import Player, Table
 

@@ -20,13 +20,14 @@ part is rendered afresh and compared, so a template that reads what its dict doe
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -211,23 +212,24 @@ def render_fragment(fragment_id: str, template: str, data: dict, render: Render,
     return made
 
 
-# Set in the render context by nativedigits (game_tags): the function that writes a piece's digits in the page
-# language's own, as the nativedigits around it would have.
-DIGITS_KEY = "pieces.native_digits"
-
-
-# The nativedigits around the piece being rendered, for the pieces inside it (each rendered in a context of its own).
+# The nativedigits around the piece being rendered (``game_tags.in_native_digits``), for the pieces inside it: each
+# is rendered apart, and a push may send it alone, so it writes its digits itself.
 _DIGITS: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("piece_digits", default=None)
 
 
-def digits_around(render_states: list) -> Callable[[str], str] | None:
-    """The nativedigits around a piece (``render_states``: its Django context's ``render_context.dicts``): in its own
-    template, in one that includes it (each included template renders with render state of its own), or around
-    the piece it stands in."""
-    for state in reversed(render_states):
-        if DIGITS_KEY in state:
-            return state[DIGITS_KEY]
+def digits_now() -> Callable[[str], str] | None:
+    """The function that writes digits as the ``nativedigits`` around what is being rendered now (None: none)."""
     return _DIGITS.get()
+
+
+@contextlib.contextmanager
+def digits_written(digits: Callable[[str], str] | None) -> Iterator[None]:
+    """While it lasts, pieces rendered write their digits with ``digits``."""
+    token = _DIGITS.set(digits)
+    try:
+        yield
+    finally:
+        _DIGITS.reset(token)
 
 
 def place_piece(piece_id: str, template: str, data: dict, render: Render,
@@ -237,11 +239,8 @@ def place_piece(piece_id: str, template: str, data: dict, render: Render,
     in the fragment's bytes as a marker; elsewhere it is an element like any other."""
 
     def rendered(context: dict) -> str:
-        token = _DIGITS.set(digits)
-        try:
+        with digits_written(digits):
             html = render(context)
-        finally:
-            _DIGITS.reset(token)
         return digits(html) if digits is not None else html
 
     making = _MAKING.get()

@@ -27,15 +27,14 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.http import HttpRequest
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
-from django.template.context import Context
-from django.template.loader import get_template
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from engines.registry import get_engine
 from gameplay import presence
 from gameplay.models import Game, GameNight
-from gameplay.screens import pieces
+from gameplay.screens import jinja, pieces
+from gameplay.screens.jinja import url_of
 from gameplay.screens.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
 from gameplay.selectors import (
@@ -50,7 +49,6 @@ from gameplay.selectors import (
 )
 from gameplay.templatetags.game_tags import reference
 from gameplay.templatetags.hand_tags import is_public
-from gameplay.templatetags.url_memo import url_of
 from infra import jsontext
 from infra.prepared import Prepared
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
@@ -208,11 +206,8 @@ class Fragment:
 
 
 def _rendered(template: str, context: dict) -> str:
-    """``template`` rendered with ``context`` as ``render_to_string`` would (no space around it), numbers as they are:
-    Django's localizing of each number asks for the language and three formats, and gives the same text for ours
-    (whole numbers, no thousands separator in any of our languages); the language's own digits are written
-    afterwards (nativedigits)."""
-    return get_template(template).template.render(Context(context, use_l10n=False)).strip()
+    """``template`` rendered from ``context`` alone, no space around it."""
+    return jinja.render(template, context).strip()
 
 
 @dataclass

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from django import template
 from django.core.exceptions import ImproperlyConfigured
 from django.template import engines
-from django.template.loader import render_to_string
+from django.template.backends.utils import csrf_input_lazy
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -19,7 +20,7 @@ from django.utils.translation import get_language, gettext, pgettext
 
 from engines.base import Engine
 from engines.registry import ENGINES, get_engine
-from gameplay.screens.pieces import DIGITS_KEY
+from gameplay.screens.pieces import digits_written
 from gameplay.templatetags.hand_tags import is_public
 
 register = template.Library()
@@ -113,10 +114,26 @@ def join_names(names):
 
 @register.filter
 def game_template(engine: str, part: str) -> list[str]:
-    """The game's own ``games/<engine>/<part>`` (a game's templates are Jinja's: ``.jinja``), else the shared Django
-    ``gameplay/_<part>`` for a game that draws none of its own: ``{% include engine|game_template:"role_name.html" %}``
-    takes the first that exists."""
-    return [f"games/{engine}/{part.removesuffix('.html')}.jinja", f"gameplay/_{part}"]
+    """The game's own ``games/<engine>/<part>.jinja``, else the shared ``gameplay/_<part>.jinja`` for a game that draws
+    none of its own: ``include(engine|game_template("role_name"))`` (``{% jinja %}`` in a page) takes the first that
+    exists."""
+    part = part.removesuffix(".html").removesuffix(".jinja")
+    return [f"games/{engine}/{part}.jinja", f"gameplay/_{part}.jinja"]
+
+
+def jinja_template(name: str | list[str]) -> Any:
+    """The Jinja template ``name`` (or the first of a list that exists)."""
+    return engines["jinja2"].env.get_or_select_template(name)  # type: ignore[attr-defined]
+
+
+@register.simple_tag(takes_context=True)
+def jinja(context, name: str | list[str], **values) -> SafeString:
+    """``{% jinja "lobby/_nickname.jinja" next=here %}``: a Jinja template (a screen's part, a game's) in a Django page,
+    rendered from ``values`` alone (and the page's request: its forms' ``csrf_input``)."""
+    request = context.get("request")
+    if request is not None:
+        values = {"request": request, "csrf_input": csrf_input_lazy(request), **values}
+    return mark_safe(jinja_template(name).render(values))  # noqa: S308 (autoescaped by Jinja)
 
 
 @register.filter
@@ -212,16 +229,13 @@ def native_digits(html: str, language: str | None) -> str:
     return "".join(out)
 
 
-def in_native_digits(context: template.Context, render: Callable[[], str]) -> SafeString:
+def in_native_digits(render: Callable[[], str]) -> SafeString:
     """What ``render`` makes, with the digits of its text in the page language's own; a piece inside it
-    (screens.pieces), rendered in a context of its own, writes its digits so too, before it stands in its outer piece
+    (screens.pieces), rendered apart, writes its digits so too, before it stands in its outer piece
     (``{% nativedigits %}``, and Jinja's ``nativedigits()``)."""
     language = get_language()
-    context.render_context[DIGITS_KEY] = lambda html: native_digits(html, language)
-    try:
+    with digits_written(lambda html: native_digits(html, language)):
         return mark_safe(native_digits(render(), language))  # noqa: S308 (digits only: still escaped)
-    finally:
-        del context.render_context[DIGITS_KEY]
 
 
 class NativeDigitsNode(template.Node):
@@ -229,7 +243,7 @@ class NativeDigitsNode(template.Node):
         self.nodelist = nodelist
 
     def render(self, context) -> str:
-        return in_native_digits(context, lambda: self.nodelist.render(context))
+        return in_native_digits(lambda: self.nodelist.render(context))
 
 
 @register.tag
@@ -292,15 +306,14 @@ def reference_card(context, engine_name: str, view: dict, players: int) -> SafeS
     ref = reference(context, engine_name, view, players)
     if not ref:
         return mark_safe("")
-    html = render_to_string("gameplay/_reference_card.jinja", {"engine": engine_name, "ref": ref})
+    html = jinja_template("gameplay/_reference_card.jinja").render({"engine": engine_name, "ref": ref})
     return mark_safe(html)  # noqa: S308 (our template, autoescaped)
 
 
 @register.simple_tag
 def log_line(template_name: str, line: dict, names) -> SafeString:
-    """One log entry as its sentence (``games/<engine>/log_line.jinja``, a Jinja template, with ``line`` and ``names``
-    only: rendered from them alone, no Django context made)."""
-    return engines["django"].engine.get_template(template_name).render({"line": line, "names": names})
+    """One log entry as its sentence (``games/<engine>/log_line.jinja``), rendered from ``line`` and ``names`` alone."""
+    return mark_safe(jinja_template(template_name).render({"line": line, "names": names}))  # noqa: S308 (autoescaped)
 
 
 @register.simple_tag

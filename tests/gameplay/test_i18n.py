@@ -265,7 +265,7 @@ def test_a_card_name_sits_inside_one_translated_sentence():
     from django.utils import translation
 
     source = (
-        '{% load i18n %}{% capture card %}{% include "games/coup/card_name.jinja" with card="duke" %}'
+        '{% load i18n %}{% capture card %}{% jinja "games/coup/card_name.jinja" card="duke" %}'
         "{% endcapture %}{% blocktranslate %}Block as {{ card }}{% endblocktranslate %}"
     )
     with translation.override("en"):

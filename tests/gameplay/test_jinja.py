@@ -1,5 +1,6 @@
-"""Jinja2 templates inside Django's engine (``screens.jinja``): the same bytes as Django's templates would give,
-the names read through the Django context, pieces drawn from their parts alone, and their words collected."""
+"""The screens' Jinja templates (``screens.jinja``, through Django's ``Jinja2`` backend): which backend a name is,
+what a missing name prints, words and values, a Jinja part in a Django page given its values alone, pieces drawn
+from their parts alone, and their words collected."""
 
 from __future__ import annotations
 
@@ -10,15 +11,14 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.template import Context, TemplateDoesNotExist, engines
-from django.template.loader import render_to_string
+from django.template import TemplateDoesNotExist, engines
+from django.template.backends.jinja2 import Jinja2
+from django.template.loader import get_template
 from django.utils import timezone, translation
 
 from gameplay.management.commands.makemessages import jinja_messages
 from gameplay.screens import jinja, pieces
 from gameplay.selectors import public_parts
-
-LANGUAGES = ("en", "fa", "ja")
 
 
 def _django(source: str, values: dict) -> str:
@@ -26,83 +26,81 @@ def _django(source: str, values: dict) -> str:
 
 
 def _jinja(source: str, values: dict) -> str:
-    return str(jinja.environment().from_string(source).render(values))
+    return str(jinja.env().from_string(source).render(values))
 
 
-# Each pair: a Django template and the Jinja one written for it; both must give the same bytes.
-PAIRS = [
-    ('{{ name }}|{{ missing }}|{{ view.none }}', '{{ name }}|{{ missing }}|{{ view.none }}'),
-    ('{% if missing is None %}none{% endif %}{% if view.gone is not None %}some{% endif %}',
-     '{% if missing is none %}none{% endif %}{% if view.gone is not none %}some{% endif %}'),
-    ('{% if 1 in view.nothing %}in{% else %}out{% endif %}{% if 2 in view.team %}team{% endif %}',
-     '{% if 1 in view.nothing %}in{% else %}out{% endif %}{% if 2 in view.team %}team{% endif %}'),
-    ('{% if view.nothing > 2 %}more{% else %}not{% endif %}', '{% if view.nothing > 2 %}more{% else %}not{% endif %}'),
-    ('{{ view.items }} {{ view.keys }}', '{{ view.items }} {{ view.keys }}'),  # a dict's key before its method
-    ('{{ view.empty|default:"dash" }} {{ view.team|last }} {{ view.empty|last }}',
-     '{{ view.empty|default("dash") }} {{ view.team|last }} {{ view.empty|last }}'),
-    ('{{ view.leader|seat_name:names }}; {{ view.team|seat_names:names }}; {{ view.gone|seat_name:names }}',
-     '{{ view.leader|seat_name(names) }}; {{ view.team|seat_names(names) }}; {{ view.gone|seat_name(names) }}'),
-    ('{% translate "Your side won." %} {% translate "You are on the Agents\' side: make three missions succeed." %}',
-     '{{ _("Your side won.") }} {{ _("You are on the Agents\' side: make three missions succeed.") }}'),
-    ('{% blocktranslate with who=view.leader|seat_name:names %}Leader: {{ who }}{% endblocktranslate %}',
-     '{{ _("Leader: %(who)s")|fill(who=view.leader|seat_name(names)) }}'),
-    ('{% blocktranslate count n=view.count %}{{ n }} Sabotage{% plural %}{{ n }} Sabotage{% endblocktranslate %}',
-     '{{ ngettext("%(n)s Sabotage", "%(n)s Sabotage", view.count)|fill(n=view.count) }}'),
-    ('{% spaceless %} <p> {{ name }} </p> <b>x</b> {% endspaceless %}',
-     '{% filter spaceless %} <p> {{ name }} </p> <b>x</b> {% endfilter %}'),
-]
 VALUES = {"name": "O'Hara & \"Sons\" <b>", "names": ["Ann <i>", "Bo'", "Cy"],
-          "view": {"items": "the items key", "keys": 3, "team": [0, 2], "leader": 1, "count": 2, "empty": [],
-                   "none": None, "gone": None}}
+          "view": {"team": [0, 2], "leader": 1, "count": 2, "empty": [], "gone": None}}
 
 
-@pytest.mark.parametrize(("django_source", "jinja_source"), PAIRS)
-def test_a_jinja_template_gives_the_bytes_of_the_django_template_it_was_written_from(django_source, jinja_source):
-    for language in LANGUAGES:
+def test_a_jinja_name_is_the_jinja_backends_and_any_other_djangos():
+    assert isinstance(engines["jinja2"], Jinja2) and engines["jinja2"].env is jinja.env()
+    assert get_template("games/inside_job/board.jinja").backend is engines["jinja2"]
+    assert get_template("gameplay/table.html").backend is engines["django"]
+    with pytest.raises(TemplateDoesNotExist):
+        engines["jinja2"].get_template("gameplay/table.html")  # Django's: never parsed as Jinja
+    with pytest.raises(TemplateDoesNotExist):
+        get_template("games/none/such.jinja")
+
+
+def test_a_missing_name_prints_nothing_and_a_project_filter_is_given_empty_text_for_it():
+    assert _jinja("[{{ missing }}|{{ view.gone.deeper }}|{{ view.nothing.at.all }}]", VALUES) == "[||]"
+    with translation.override("en"):
+        assert _jinja("{{ view.leader|seat_name(names) }}; {{ view.team|seat_names(names) }}; "
+                      "{{ view.absent|seat_name(names) }}", VALUES) == "Bo&#39;; Ann &lt;i&gt;, Cy; Seat "
+
+
+def test_words_are_translated_in_the_language_of_the_render_and_values_escaped_into_them():
+    source = '{{ _("Your side won.") }}|{{ _("Leader: %(who)s")|fill(who=name) }}|{{ ngettext("%(n)s Sabotage", ' \
+             '"%(n)s Sabotage", view.count)|fill(n=view.count) }}'
+    with translation.override("en"):
+        assert _jinja(source, VALUES) == "Your side won.|Leader: O&#39;Hara &amp; &#34;Sons&#34; &lt;b&gt;|2 Sabotage"
+    for language in ("fa", "ja"):
         with translation.override(language):
-            assert _jinja(jinja_source, VALUES) == _django(django_source, VALUES), language
+            assert _jinja(source, VALUES).split("|")[0] == translation.gettext("Your side won.") != "Your side won."
 
 
-def test_a_time_is_shown_in_the_current_zone_and_a_django_template_is_included_with_the_names_given():
+def test_a_time_is_shown_in_the_current_zone():
     moment = datetime.datetime(2026, 12, 4, 18, 5, tzinfo=datetime.UTC)
     with timezone.override("Asia/Tehran"), translation.override("fa"):
         shown = _jinja('{{ t|time("TIME_FORMAT") }}', {"t": moment})
         assert shown == _django('{{ t|time:"TIME_FORMAT" }}', {"t": moment}) != "18:05"
-        assert _jinja('{{ include("gameplay/_team_name.html", team="agents") }}', {}) == _django(
-            '{% include "gameplay/_team_name.html" with team="agents" %}', {}) != ""
 
 
-def test_a_value_is_escaped_as_django_escapes_it_and_the_translated_words_are_not():
-    with translation.override("en"):
-        assert _jinja("{{ name }}", VALUES) == "O&#x27;Hara &amp; &quot;Sons&quot; &lt;b&gt;"
-        text = _jinja('{{ _("Leader: %(who)s")|fill(who=name) }}', VALUES)
-        assert text == "Leader: O&#x27;Hara &amp; &quot;Sons&quot; &lt;b&gt;"
-
-
-def test_a_django_template_includes_a_jinja_one_which_reads_its_names_from_the_django_context():
+def test_a_django_page_shows_a_jinja_part_from_the_values_its_tag_names_alone(rf):
+    page = ('{% jinja "games/inside_job/role_name.jinja" role=role %}|'
+            '{% jinja "games/coup"|game_template:"role_name" role="agents" %}|{% jinja "lobby/_nickname.jinja" %}')
+    request = rf.get("/")
     with translation.override("ja"):
-        text = _django('{% include "games/inside_job/role_name.jinja" with role="merlin" %}', {})
-        assert text == translation.gettext("Merlin") != "Merlin"
-        assert render_to_string("games/inside_job/role_name.jinja", {"role": "oberon"}) == translation.gettext("Oberon")
-    with pytest.raises(TemplateDoesNotExist):
-        engines["django"].engine.get_template("games/none/such.jinja")
+        text = engines["django"].from_string(page).render({"role": "merlin", "next": "/hidden"}, request)
+        merlin, team, form = text.split("|", 2)
+        assert merlin == translation.gettext("Merlin") != "Merlin"
+        assert team == translation.gettext("Agents") != "Agents"  # a game with no role_name of its own: the team's
+    assert 'name="csrfmiddlewaretoken"' in form and "/hidden" not in form  # the page's request, not its names
 
 
-BOARD = ('{% nativedigits %}<div id="root" data-tag="{{ tag }}">{% include "games/inside_job/board.jinja" %}</div>'
-         '{% endnativedigits %}')
+def test_no_page_includes_a_jinja_template_as_its_own():
+    """A Django ``{% include %}`` of a ``.jinja`` name would parse it as Django's: pages use ``{% jinja %}``."""
+    root = Path(settings.TEMPLATES[0]["DIRS"][0])
+    included = re.compile(r"{%\s*include\s+[^%]*(\.jinja|game_template)")
+    assert [path.name for path in root.rglob("*.html") if included.search(path.read_text())] == []
+
+
+BOARD = ('{% call nativedigits() %}<div id="root" data-tag="{{ tag }}">{% include "games/inside_job/board.jinja" %}'
+         '</div>{% endcall %}')
 
 
 class Board:
     """Inside Job's board (a Jinja template with pieces) as a public fragment, counting its renders."""
 
     def __init__(self) -> None:
-        self.template = engines["django"].from_string(BOARD).template
+        self.template = jinja.env().from_string(BOARD)
         self.store = pieces.Store()
         self.renders = 0
 
     def render(self, context: dict) -> str:
         self.renders += 1
-        return self.template.render(Context(context))
+        return self.template.render(context)
 
     def fragment(self, view: dict, store: pieces.Store | None = None) -> pieces.Made:
         seats = [{"index": i, "name": f"P{i}", "is_bot": i == 2} for i in range(5)]
@@ -151,5 +149,4 @@ def test_every_jinja_template_compiles_and_names_only_templates_it_can_find():
     names = sorted(str(path.relative_to(root)) for path in root.rglob("*.jinja"))
     assert "games/inside_job/board.jinja" in names
     for name in names:
-        assert jinja.get_template(name).names is not None
-    assert isinstance(Context({}), Context)
+        assert jinja.env().get_template(name).name == name

@@ -62,7 +62,7 @@ def test_a_line_is_drawn_anew_for_other_names_another_language_or_another_entry(
 RECENT = Template("{% recent_log template log names count %}")
 # What the phones' logs were before the tag: every public line walked, the newest ``count`` drawn.
 WALKED = Template("{% load hand_tags %}{% for line in log|public_lines reversed %}{% if forloop.counter <= count %}"
-                  "<li>{% include template %}</li>{% endif %}{% endfor %}")
+                  "<li>{% jinja template line=line names=names %}</li>{% endif %}{% endfor %}")
 
 
 @pytest.mark.parametrize("name", sorted(ENGINES))

@@ -338,13 +338,13 @@ def render(source: str, **context) -> str:
 
 @pytest.mark.parametrize(("amount", "words"), [(1, "P1 takes 1 coin."), (2, "P1 takes 2 coins.")])
 def test_coup_log_lines_count_coins_in_the_singular_and_the_plural(amount, words):
-    html = render('{% include "games/coup/log_line.jinja" %}',
+    html = render('{% jinja "games/coup/log_line.jinja" line=line names=names %}',
                   line={"event": "gained", "seat": 0, "amount": amount}, names=["P1", "P2"])
     assert words in re.sub(r"\s+", " ", html)
 
 
 def test_no_space_before_punctuation_after_an_included_name():
-    html = render('({% include "games/good_cop_bad_cop/equipment_name.jinja" with card="taser" %})')
+    html = render('({% jinja "games/good_cop_bad_cop/equipment_name.jinja" card="taser" %})')
     assert html == "(Taser)"
 
 

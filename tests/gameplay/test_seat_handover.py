@@ -95,7 +95,7 @@ def test_the_host_rescue_link_only_for_a_phone_gone_a_while_and_announced(table_
     ben.get(f"/t/{table.code}/")  # Ben's phone is at the table
     seat = _seat(game, ben)
     refused = people[0].post(f"/t/{table.code}/seat-link/", {"seat": seat}, follow=True)
-    assert "a moment ago" in refused.content.decode().replace("&#x27;", "'")
+    assert "a moment ago" in refused.content.decode().replace("&#x27;", "'").replace("&#39;", "'")
     assert not SeatHandover.objects.exists()
     # Not for someone else than the host.
     assert people[1].post(f"/t/{table.code}/seat-link/", {"seat": seat}).status_code == 403
@@ -105,11 +105,11 @@ def test_the_host_rescue_link_only_for_a_phone_gone_a_while_and_announced(table_
     assert 'data-test="rescue-link"' in host_page
     made = people[0].post(f"/t/{table.code}/seat-link/", {"seat": seat})
     assert made.status_code == 200
-    board = people[0].get(f"/t/{table.code}/board/").content.decode().replace("&#x27;", "'")
+    board = people[0].get(f"/t/{table.code}/board/").content.decode().replace("&#x27;", "'").replace("&#39;", "'")
     assert "The host made a link that moves P3's seat to a new phone." in board
     new_phone = Client()
     assert new_phone.get(_link_path(made)).status_code == 302
-    board = people[0].get(f"/t/{table.code}/board/").content.decode().replace("&#x27;", "'")
+    board = people[0].get(f"/t/{table.code}/board/").content.decode().replace("&#x27;", "'").replace("&#39;", "'")
     assert "P3's seat moved to a new phone with the host's link." in board
     # The host's own devices hold only the host's seat: the rescued seat is the new phone's alone.
     assert 'data-test="moved-away"' in ben.get(f"/t/{table.code}/").content.decode()
@@ -172,7 +172,7 @@ async def test_a_seat_moved_to_a_new_phone_is_not_called_asleep_by_the_push_that
     claimed = await sync_to_async(new_phone.get)(_link_path(made))  # the redirect is not followed yet
     assert claimed.status_code == 302
     frame = await frame_after(watcher, frame["v"])
-    head = frame["f"]["pv-head"].replace("&#x27;", "'")  # the head, which tells of the move
+    head = frame["f"]["pv-head"].replace("&#x27;", "'").replace("&#39;", "'")  # the head, which tells of the move
     assert "P3's seat moved to a new phone with the host's link." in head
     assert "P3" not in _asleep(head), head
     # The same on the board.
