@@ -455,8 +455,9 @@ class BaseEngine:
         the game was not over before and is not over after (the end reveals everything); no randomness was drawn
         (the generator's counter did not move: nothing was shuffled or dealt); the move wrote no private log entry
         (nobody, the mover included, was told a card drawn or shown, a role seen); and no other seat's own part of its
-        view (what differs from the board's, but its ``prompt_keys``) changed: nobody else learned anything for
-        themself. The mover's own choice (a hidden vote, the order of their own cards) may stay with them.
+        view (what differs from the board's, but its ``prompt_keys``) gained anything (``gained_nothing``): nobody
+        else learned anything for themself. The mover's own choice (a hidden vote, the order of their own cards)
+        may stay with them.
         """
         if self.outcome(before) is not None or self.outcome(after) is not None:
             return False
@@ -468,8 +469,8 @@ class BaseEngine:
         board_before, board_after = self.view(before, None), self.view(after, None)
         ignored = {"seat", "legal", "log", *self.prompt_keys}
         for other in range(self.seat_count(before)):
-            if other != seat and (own_part(self.view(before, other), board_before, ignored)
-                                  != own_part(self.view(after, other), board_after, ignored)):
+            if other != seat and not gained_nothing(own_part(self.view(before, other), board_before, ignored),
+                                                    own_part(self.view(after, other), board_after, ignored)):
                 return False
         return True
 
@@ -574,6 +575,12 @@ class BaseEngine:
 def own_part(view: JSONDict, board: JSONDict, ignored: set[str]) -> JSONDict:
     """What a seat's view shows beside the board's: its keys whose value differs from the board's (but ``ignored``)."""
     return {key: value for key, value in view.items() if key not in ignored and value != board.get(key)}
+
+
+def gained_nothing(own_before: JSONDict, own_after: JSONDict) -> bool:
+    """Whether a seat's own part after a move holds nothing it did not hold before (a fact it lost, say a card it saw
+    handed back, is no gain: that key now shows what the board shows)."""
+    return all(key in own_before and own_before[key] == value for key, value in own_after.items())
 
 
 def check_option(spec: JSONDict, value: Any, players: int | None) -> Any:
