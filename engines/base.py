@@ -195,6 +195,60 @@ def next_seat(alive: list[bool], seat: int, step: int = 1) -> int:
     raise ValueError("no living seat")
 
 
+# The type of a log's undo entry, ``(None, {"type": UNDO, ...})`` (see ``undo_plan``): the table agreed to take the
+# latest move still in force back. Seat None, as for the clock's timeouts ``(None, None)``, since no seat plays it;
+# any other key of the entry (who asked, who agreed) is the web layer's record, which the engine ignores.
+UNDO = "undo"
+
+Moves = Iterable[tuple[int | None, JSONDict | None]]
+
+
+def is_undo(seat: int | None, action: Any) -> bool:
+    """Whether a logged move is an undo entry (seat None and an action of type ``UNDO``)."""
+    return seat is None and isinstance(action, dict) and action.get("type") == UNDO
+
+
+def undo_plan(moves: Moves) -> tuple[list[tuple[int | None, JSONDict | None]], set[int]]:
+    """The moves as a list, and the indexes of those an undo entry takes back.
+
+    An undo takes back the latest move still in force (one not undone already, and not itself an undo), so two undos in
+    a row take back the last two moves. Raises IllegalAction for an undo with nothing to take back, or one that would
+    take back a timeout (the clock's expiry is never undone).
+    """
+    listed = list(moves)
+    in_force: list[int] = []
+    undone: set[int] = set()
+    for index, (seat, action) in enumerate(listed):
+        if not is_undo(seat, action):
+            in_force.append(index)
+            continue
+        if not in_force:
+            raise IllegalAction(f"move {index + 1}: an undo with no move to take back")
+        taken = in_force.pop()
+        if listed[taken][0] is None:
+            raise IllegalAction(f"move {index + 1}: a timeout cannot be undone")
+        undone.add(taken)
+    return listed, undone
+
+
+def effective_moves(moves: Moves) -> list[tuple[int | None, JSONDict | None]]:
+    """The moves still in force: the log without its undo entries and the moves they took back.
+
+    Replaying them gives the same state as replaying the whole log (``BaseEngine.replay``), so whatever reads a game's
+    moves one by one (figures, statistics) reads these.
+    """
+    listed, undone = undo_plan(moves)
+    return [move for index, move in enumerate(listed) if index not in undone and not is_undo(*move)]
+
+
+def new_entries(before: State, after: State) -> list[JSONDict] | None:
+    """The log entries a move wrote (``after``'s log past ``before``'s), or None if it rewrote the log."""
+    old, new = before.get("log", []), after.get("log", [])
+    if len(new) < len(old) or new[: len(old)] != old:
+        return None
+    return list(new[len(old):])
+
+
 def state_rng(state: State) -> Rng:
     """The generator that continues a state's stream (``state["seed"]``, ``state["draws"]``)."""
     return Rng(state["seed"], state.get("draws", 0))
@@ -232,8 +286,9 @@ class Engine(Protocol):
     def window(self, state: State) -> str | None: ...
     def countdown(self, state: State) -> int | None: ...
     def on_timeout(self, state: State) -> State: ...
-    def replay(self, state: State, moves: Iterable[tuple[int | None, JSONDict | None]]) -> State: ...
-    def replay_checked(self, state: State, moves: Iterable[tuple[int | None, JSONDict | None]]) -> State: ...
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool: ...
+    def replay(self, state: State, moves: Moves) -> State: ...
+    def replay_checked(self, state: State, moves: Moves) -> State: ...
     def outcome(self, state: State) -> JSONDict | None: ...
     def encode(self, state: State) -> JSONDict: ...
     def decode(self, data: JSONDict) -> State: ...
@@ -387,27 +442,85 @@ class BaseEngine:
         self._apply(new, seat, copy.deepcopy(listed))
         return new
 
-    def replay(self, state: State, moves: Iterable[tuple[int | None, JSONDict | None]]) -> State:
+    # View keys that tell a seat what it may do now, not what it knows (its step, its buttons): the generic
+    # ``undoable`` lets them change for a seat other than the mover (a declaration gives them a challenge to answer).
+    prompt_keys: frozenset[str] = frozenset()
+
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
+        """Whether ``seat``'s ``action``, which took ``before`` to ``after`` (``apply``), may be taken back: it revealed
+        nothing to anyone, so the table may return to ``before`` and no one has seen what that would hide.
+
+        The caller judges the rest: that no move came after it, and that the table agreed. The generic rule, which a
+        game narrows where its rules show something this cannot see (a card turned face up for everyone, a tally):
+        the game was not over before and is not over after (the end reveals everything); no randomness was drawn
+        (the generator's counter did not move: nothing was shuffled or dealt); the move wrote no private log entry
+        (nobody, the mover included, was told a card drawn or shown, a role seen); and no other seat's own part of its
+        view (what differs from the board's, but its ``prompt_keys``) gained anything (``gained_nothing``): nobody
+        else learned anything for themself. The mover's own choice (a hidden vote, the order of their own cards)
+        may stay with them.
+        """
+        if self.outcome(before) is not None or self.outcome(after) is not None:
+            return False
+        if after.get("seed") != before.get("seed") or after.get("draws", 0) != before.get("draws", 0):
+            return False
+        entries = new_entries(before, after)
+        if entries is None or any(entry.get("private") for entry in entries):
+            return False
+        board_before, board_after = self.view(before, None), self.view(after, None)
+        ignored = {"seat", "legal", "log", *self.prompt_keys}
+        for other in range(self.seat_count(before)):
+            if other != seat and not gained_nothing(own_part(self.view(before, other), board_before, ignored),
+                                                    own_part(self.view(after, other), board_after, ignored)):
+                return False
+        return True
+
+    def replay(self, state: State, moves: Moves) -> State:
         """``state`` folded over moves that the log accepted: what ``apply`` and ``on_timeout``
         give one by one, faster (the input is never changed).
 
         It works on one copy and skips the legality check: every logged move passed ``apply``
         when it was made. ``manage.py verify_game`` replays through ``apply`` to check a log.
+        An undo entry (``is_undo``) returns to the state before the move it takes back (``undo_plan``), so the
+        result equals the replay of ``effective_moves``, the generator's counter included: an undone move's draws
+        are forgotten with it.
         """
+        listed, undone = undo_plan(moves)
         state = self.copy_state(state)
-        for seat, action in moves:
+        saved: list[State] = []  # the states before the moves an undo will take back, the latest last
+        for index, (seat, action) in enumerate(listed):
+            if is_undo(seat, action):
+                state = saved.pop()
+                continue
+            if index in undone:
+                saved.append(state)
+                state = self.copy_state(state)
             if seat is None:
                 state = self.on_timeout(state)
             else:
                 self._apply(state, seat, copy.deepcopy(action or {}))
         return state
 
-    def replay_checked(self, state: State, moves: Iterable[tuple[int | None, JSONDict | None]]) -> State:
+    def replay_checked(self, state: State, moves: Moves) -> State:
         """``state`` folded over ``moves`` judged again one by one: ``apply`` for a seat's move
         (raises IllegalMove on one the rules refuse), ``on_timeout`` for the clock's (seat None).
-        What ``manage.py verify_game`` and the contract tests check a log with."""
-        for seat, action in moves:
+        What ``manage.py verify_game`` and the contract tests check a log with.
+
+        An undo entry returns to the state before the move it takes back, and raises IllegalAction unless that
+        move was ``undoable`` (the caller checked the table's consent; the engine, that the move revealed nothing).
+        """
+        listed, undone = undo_plan(moves)
+        saved: list[State] = []
+        for index, (seat, action) in enumerate(listed):
+            if is_undo(seat, action):
+                state = saved.pop()
+                continue
+            before = state
             state = self.on_timeout(state) if seat is None else self.apply(state, seat, cast(JSONDict, action))
+            if index in undone:
+                assert seat is not None  # undo_plan refuses to take back a timeout
+                if not self.undoable(before, seat, cast(JSONDict, action), state):
+                    raise IllegalAction(f"move {index + 1} revealed something and cannot be undone")
+                saved.append(before)
         return state
 
     def seat_count(self, state: State) -> int:
@@ -457,6 +570,17 @@ class BaseEngine:
         """The state back from ``encode``: the same object, no copy (a read never changes a state,
         and ``apply`` works on a copy; the contract test checks both), so a page pays no copy."""
         return data
+
+
+def own_part(view: JSONDict, board: JSONDict, ignored: set[str]) -> JSONDict:
+    """What a seat's view shows beside the board's: its keys whose value differs from the board's (but ``ignored``)."""
+    return {key: value for key, value in view.items() if key not in ignored and value != board.get(key)}
+
+
+def gained_nothing(own_before: JSONDict, own_after: JSONDict) -> bool:
+    """Whether a seat's own part after a move holds nothing it did not hold before (a fact it lost, say a card it saw
+    handed back, is no gain: that key now shows what the board shows)."""
+    return all(key in own_before and own_before[key] == value for key, value in own_after.items())
 
 
 def check_option(spec: JSONDict, value: Any, players: int | None) -> Any:

@@ -171,6 +171,15 @@ class CoupEngine(BaseEngine):
 
     # ------------------------------------------------------------------ the contract
 
+    # A seat's step and its buttons' figures: another seat's move may give it an answer to make (engine.undoable).
+    prompt_keys = frozenset({"my_phase", "must_coup", "embezzle_gain"})
+
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
+        """The generic rule (``BaseEngine.undoable``) and Coup's own: only a claim, an answer, a block, a challenge
+        or an examiner's decision that turned no card face up and drew none (``legal.undoable``)."""
+        return (super().undoable(before, seat, action, after)
+                and legal.undoable(coup(before), seat, cast(Action, action), coup(after)))
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action the seat may play now."""
         return legal.legal_actions(coup(state), seat)

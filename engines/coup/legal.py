@@ -12,6 +12,7 @@ from .cards import (
     ASSASSINATE_COST,
     COUP_COST,
     FORCED_COUP_AT,
+    TURN_ACTIONS,
     WINDOW_PHASES,
     Action,
     Block,
@@ -181,3 +182,24 @@ def awaiting(state: CoupState) -> set[int]:
     if phase == Phase.EXAMINE_SHOW:
         return {target_of(pend)}
     return {pend["actor"]}
+
+
+# ------------------------------------------------------------------ taking a move back (engine.undoable)
+
+# The moves a table may agree to take back, where they showed nothing: a declaration (a claim is a word, not a card),
+# an answer in a window, a block, a challenge before the challenged player shows a card, the examiner's decision.
+# Never a reveal or a loss (a card turned face up), the end of an Exchange (the cards kept, the court shuffled), or
+# the card shown to an examiner.
+UNDOABLE_MOVES = frozenset({*TURN_ACTIONS, "allow", "challenge", "block", "examine_decide"})
+# What such a move may write to the log and still be taken back. Any other entry shows what an undo would hide: a
+# card revealed ("reveal", "reveal_all") or lost ("lost"), a replacement or an Exchange drawn ("drew", "replaced"),
+# a shown card ("shown", "examined"), a round won and the next one dealt.
+QUIET_EVENTS = frozenset({"declare", "challenge", "block", "window_closed", "blocked", "gained", "stole",
+                          "embezzled", "converted", "examine_done"})
+
+
+def undoable(before: CoupState, seat: int, action: Action, after: CoupState) -> bool:
+    """Whether the move is one of ``UNDOABLE_MOVES`` and wrote only ``QUIET_EVENTS`` (``after`` extends ``before``'s
+    log: the generic rule checked it)."""
+    written = after["log"][len(before["log"]):]
+    return action["type"] in UNDOABLE_MOVES and all(entry["event"] in QUIET_EVENTS for entry in written)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from engines.base import BaseEngine, JSONDict, State, item_at, seat_name
+from engines.base import BaseEngine, JSONDict, State, effective_moves, item_at, seat_name
 
 from . import cards
 
@@ -198,6 +198,7 @@ def log_figures(engine: BaseEngine, state: State, options: JSONDict,
     same order, each ``challenge`` of one, and the ``reveal`` (or ``reveal_all``) that judged it.
     """
     inquisitor = bool(options.get("inquisitor"))
+    moves = effective_moves(moves)  # an undone claim was never made
     figures = [dict.fromkeys(FIGURES, 0) for _ in range(players)]
     bluffs: list[tuple[int, bool]] = []  # (seat, bluffed) for each claiming move, in order
     waiting: list[tuple[int | None, JSONDict | None]] = []

@@ -8,7 +8,7 @@ from typing import Any, cast
 from engines.base import N_, BaseEngine, OptionError, State, first_player_spec
 
 from . import legal, presentation, rules, views
-from .cards import RULES, RULES_VERSION, RULES_VERSIONS, WINDOW_SECONDS, GameState, Options
+from .cards import RULES, RULES_VERSION, RULES_VERSIONS, WINDOW_SECONDS, Action, GameState, Options
 from .table import copy_table
 
 
@@ -95,6 +95,15 @@ class GoodCopBadCopEngine(BaseEngine):
     def _apply(self, state: State, seat: int, action: dict[str, Any]) -> None:
         """Apply a legal action to the engine's own copy: its handler by type (``rules.MOVES``), then settle."""
         rules.apply(game(state), seat, action)
+
+    # A seat's step and its buttons: another seat's move may give it one to take (engine.undoable).
+    prompt_keys = frozenset({"step", "playable", "picks", "revive"})
+
+    def undoable(self, before: State, seat: int, action: dict[str, Any], after: State) -> bool:
+        """The generic rule (``BaseEngine.undoable``) and this game's own: an arrangement, an Arm, a Shoot, an aim
+        or the end of a turn that fired nothing (``legal.undoable``)."""
+        return (super().undoable(before, seat, action, after)
+                and legal.undoable(game(before), seat, cast(Action, action), game(after)))
 
     def awaiting(self, state: State) -> set[int]:
         """Seats the game waits for."""

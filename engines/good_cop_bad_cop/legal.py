@@ -118,3 +118,21 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     if not is_awaited(state, frame, seat):
         return []
     return CHOICES[frame["kind"]](state, seat, frame)
+
+
+# ---------------------------------------------------------------- taking a move back (engine.undoable)
+
+# The moves a table may agree to take back, where they showed nothing: arranging one's own cards, taking a gun (its
+# reveal is the next move), a Shoot before its window closes, an aim, ending the turn. Never an Investigate (a card
+# seen), an Equip (a card drawn), a reveal (a card face up), keeping an equipment card (one goes under the deck), a
+# Bribe's swap, or an equipment card (its effects draw, show and move cards: refused whole, to be safe).
+UNDOABLE_MOVES = frozenset({"arrange", "arm", "shoot", "aim", "end_turn"})
+# What such a move may write to the log and still be taken back. Any other entry shows something: a shot ("shot",
+# every card of the target face up), a wound and its draw, an elimination, the end.
+QUIET_EVENTS = frozenset({"arranged", "turn", "arm", "shoot", "aim"})
+
+
+def undoable(before: GameState, seat: int, action: Action, after: GameState) -> bool:
+    """Whether the move is one of ``UNDOABLE_MOVES`` and wrote only ``QUIET_EVENTS``."""
+    written = after["log"][len(before["log"]):]
+    return action["type"] in UNDOABLE_MOVES and all(entry["event"] in QUIET_EVENTS for entry in written)

@@ -81,6 +81,15 @@ class GoodCopBadCopHealthEngine(BaseEngine):
         return cast(State, rules.setup_state(players, cast(Options, options), seed))
 
     # ----- queries -------------------------------------------------------------------
+    # A seat's step and its moves' buttons: another seat's move may give it its turn (engine.undoable).
+    prompt_keys = frozenset({"step", "moves"})
+
+    def undoable(self, before: State, seat: int, action: dict[str, Any], after: State) -> bool:
+        """The generic rule (``BaseEngine.undoable``) and this game's own: keeping an identity, a Shoot that
+        eliminates nobody, the end of a turn (``legal.undoable``)."""
+        return (super().undoable(before, seat, action, after)
+                and legal.undoable(_typed(before), seat, cast(Action, action), _typed(after)))
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete move ``seat`` may make now."""
         return legal.legal_actions(_typed(state), seat)

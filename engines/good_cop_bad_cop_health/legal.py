@@ -76,3 +76,20 @@ def awaiting(state: HealthState) -> set[int]:
     if state["phase"] == Phase.KEEP_IDENTITY:
         return {s for s, p in enumerate(state["players"]) if p["choices"] is not None}
     return {state["turn"]}
+
+
+# ---------------------------------------------------------------- taking a move back (engine.undoable)
+
+# The moves a table may agree to take back, where they showed nothing: keeping one's dealt identity (the other goes
+# face down), a Shoot that eliminates nobody, ending the turn. Never a draw (a card from the deck, or the market's
+# refill from it), an Equip (a card from the hand turned face up) or an Inspection (an identity seen).
+UNDOABLE_MOVES = frozenset({KEEP_IDENTITY, SHOOT, END_TURN})
+# What such a move may write to the log and still be taken back. Any other entry shows something: an elimination
+# (its identity), the bonus cards and a new identity it deals, the end.
+QUIET_EVENTS = frozenset({"identity_kept", "turn", "no_draw", "shoot"})
+
+
+def undoable(before: HealthState, seat: int, action: Action, after: HealthState) -> bool:
+    """Whether the move is one of ``UNDOABLE_MOVES`` and wrote only ``QUIET_EVENTS``."""
+    written = after["log"][len(before["log"]):]
+    return action["type"] in UNDOABLE_MOVES and all(entry["event"] in QUIET_EVENTS for entry in written)

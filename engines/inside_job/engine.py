@@ -95,6 +95,12 @@ class InsideJobEngine(BaseEngine):
         return cast(State, rules.deal(players, options, seed))
 
     # ----- queries -------------------------------------------------------------------
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
+        """The generic rule (``BaseEngine.undoable``) and Inside Job's own: a proposal, or a vote or a mission card
+        that did not complete its round (``legal.undoable``)."""
+        return (super().undoable(before, seat, action, after)
+                and legal.undoable(_typed(before), seat, cast(Action, action), _typed(after)))
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action this seat may take now ([] when it has nothing to do)."""
         return legal.legal_actions(_typed(state), seat)

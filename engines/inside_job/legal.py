@@ -88,3 +88,20 @@ def window(state: InsideJobState) -> str | None:
     if state["phase"] in TIMED_PHASES:
         return f"{state['window_no']}:{state['phase']}"
     return None
+
+
+# ----- taking a move back (engine.undoable) ------------------------------------------------
+
+# The moves a table may agree to take back, where they showed nothing: the leader's proposal (public, the leader's
+# own choice), a hidden vote and a face-down mission card while others still have theirs to give. Never the Lady's
+# examination (a side seen) or the Assassin's name (the end, every role shown).
+UNDOABLE_MOVES = frozenset({"propose", "vote", "play"})
+# What such a move may write to the log and still be taken back: the proposal alone. The vote that completes the
+# round writes the tally ("votes"), the last mission card the Sabotage count ("mission"): both show every card.
+QUIET_EVENTS = frozenset({"proposal"})
+
+
+def undoable(before: InsideJobState, seat: int, action: Action, after: InsideJobState) -> bool:
+    """Whether the move is one of ``UNDOABLE_MOVES`` and wrote only ``QUIET_EVENTS``."""
+    written = after["log"][len(before["log"]):]
+    return action["type"] in UNDOABLE_MOVES and all(entry["event"] in QUIET_EVENTS for entry in written)

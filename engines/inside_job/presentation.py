@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.base import BaseEngine, JSONDict, State, item_at, seat_name
+from engines.base import BaseEngine, JSONDict, State, effective_moves, item_at, seat_name
 
 from . import cards
 
@@ -47,6 +47,7 @@ def log_figures(engine: BaseEngine, state: State, moves: Sequence[tuple[int | No
                 players: int) -> tuple[dict[str, int], ...]:
     """Sabotaged missions from the public mission results and the end's reveal; the Assassin's guess; own cards."""
     figures = [dict.fromkeys(FIGURES, 0) for _ in range(players)]
+    moves = effective_moves(moves)  # an undone Sabotage card was never played
     for seat, action in moves:
         if seat is not None and (action or {}).get("type") == "play" and (action or {}).get("card") == "sabotage":
             figures[seat]["sabotage_cards"] += 1
