@@ -52,7 +52,7 @@ def env() -> jinja2.Environment:
 
 def render(name: str, values: dict[str, Any]) -> str:
     """The template ``name`` rendered from ``values`` alone."""
-    return env().get_template(name).render(values)
+    return game_tags.jinja_template(name).render(values)
 
 
 def fill(text: str, **values: Any) -> SafeString:
@@ -94,7 +94,7 @@ def url_of(view_name: str, *args: str | int) -> str:
 def _piece(piece_id: Any, template_name: str, part: Any = None) -> Markup:
     """``piece("bv-seat-" ~ s.index, "….jinja", part=parts["bv-seat-" ~ s.index])`` is the element that template draws
     from its ``part`` alone (``screens.pieces``): a piece a push may send alone."""
-    template = env().get_template(template_name)
+    template = game_tags.jinja_template(template_name)
     data = {} if isinstance(part, jinja2.Undefined) else part
     return Markup(pieces.place_piece(str(piece_id), template_name, data, template.render, pieces.digits_now()))
 
@@ -103,7 +103,7 @@ def _piece(piece_id: Any, template_name: str, part: Any = None) -> Markup:
 def _include(context: jinja2.runtime.Context, name: Any, **names: Any) -> Markup:
     """``include(name, a=b)``: the template ``name`` (or the first of a list that exists: ``game_template``) with the
     names of the template that includes it, and ``names``."""
-    return Markup(env().get_or_select_template(name).render({**context.get_all(), **names}))
+    return Markup(game_tags.jinja_template(name).render({**context.get_all(), **names}))
 
 
 def _nativedigits(caller: Callable[[], str]) -> Markup:

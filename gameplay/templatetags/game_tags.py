@@ -121,7 +121,7 @@ def game_template(engine: str, part: str) -> list[str]:
     return [f"games/{engine}/{part}.jinja", f"gameplay/_{part}.jinja"]
 
 
-def jinja_template(name: str | list[str]) -> Any:
+def jinja_template(name: Any) -> Any:
     """The Jinja template ``name`` (or the first of a list that exists)."""
     return engines["jinja2"].env.get_or_select_template(name)  # type: ignore[attr-defined]
 
