@@ -9,6 +9,7 @@ import datetime
 import re
 from pathlib import Path
 
+import jinja2
 import pytest
 from django.conf import settings
 from django.template import TemplateDoesNotExist, engines
@@ -48,6 +49,21 @@ def test_a_missing_name_prints_nothing_and_a_project_filter_is_given_empty_text_
     with translation.override("en"):
         assert _jinja("{{ view.leader|seat_name(names) }}; {{ view.team|seat_names(names) }}; "
                       "{{ view.absent|seat_name(names) }}", VALUES) == "Bo&#39;; Ann &lt;i&gt;, Cy; Seat "
+
+
+def test_a_dots_value_is_the_one_jinjas_own_environment_finds():
+    """The environment finds a plain dict's key without raising first; every other lookup is Jinja's own."""
+    plain = jinja2.Environment(undefined=jinja2.ChainableUndefined)
+    items = {"role": "spy", "items": "a key named like a method", "get": 3}
+    source = ("{{ v.role }}|{{ v.items is callable }}|{{ v.get('role') }}|{{ v.missing.deeper }}|{{ n.real }}|"
+              "{{ s.upper() }}|{{ l.0 }}|{{ t.role }}")
+    values = {"v": items, "n": 5, "s": "x", "l": ["first"], "t": type("T", (), {"role": "attr"})}
+    assert _jinja(source, values) == plain.from_string(source).render(values) == "spy|True|spy||5|X|first|attr"
+
+
+def test_a_templates_globals_are_the_environments_in_one_plain_dict():
+    template = jinja.env().get_template("games/inside_job/board.jinja")
+    assert type(template.globals) is dict and template.globals.keys() >= jinja.env().globals.keys()
 
 
 def test_words_are_translated_in_the_language_of_the_render_and_values_escaped_into_them():
