@@ -15,6 +15,7 @@ from community import nights
 from community import views as group
 from gameplay.web import controls
 from gameplay.web import views as game
+from infra.health import health
 from lobby import account, signin
 from lobby import views as lobby
 
@@ -35,6 +36,8 @@ urlpatterns = [
     path("manifest.webmanifest", TemplateView.as_view(template_name="manifest.webmanifest",
                                                       content_type="application/manifest+json"), name="manifest"),
     path("favicon.ico", favicon, name="favicon"),
+    # For a load balancer: 200 while this process reaches its database (and Redis), else 503 (infra/health.py).
+    path("health/", health, name="health"),
     path("", lobby.home, name="home"),
     path("guest/", lobby.guest, name="guest"),
     path("signup/", lobby.signup, name="signup"),

@@ -165,6 +165,35 @@ def deploy_check(cluster: Cluster) -> dict[str, Any]:
     return {"passed": done.returncode == 0, "said": (done.stdout + done.stderr).strip()[-600:]}
 
 
+def _state_after(cluster: Cluster, server: str, wanted: str, since: float, timeout: float) -> float | None:
+    """Seconds from ``since`` until HAProxy reports ``server`` as ``wanted`` (None: not within ``timeout``)."""
+    while time.time() < since + timeout:
+        if cluster.server_states().get(server) == wanted:
+            return round(time.time() - since, 2)
+        time.sleep(0.1)
+    return None
+
+
+def database_loss(cluster: Cluster, host: int) -> dict[str, Any]:
+    """A live host loses its route to the data host while its processes run: its health check (``/health/``)
+    fails, HAProxy takes it out of rotation and leaves the other hosts in; with the route back, it returns."""
+    server = f"app{host}"
+    cut = time.time()
+    cluster.cut_data_host(host)
+    try:
+        down_after = _state_after(cluster, server, "DOWN", cut, 20.0)
+        others = {name: state for name, state in cluster.server_states().items() if name != server}
+    finally:
+        cluster.cut_data_host(host, cut=False)
+    restored = time.time()
+    up_after = _state_after(cluster, server, "UP", restored, 60.0)
+    live_others = {name: state for name, state in others.items()
+                   if int(name.removeprefix("app")) not in cluster.killed}
+    passed = down_after is not None and up_after is not None and all(s == "UP" for s in live_others.values())
+    return {"host": host, "down_after_s": down_after, "up_after_s": up_after, "others_while_cut": others,
+            "passed": passed}
+
+
 class ClusterCheck:
     """One run of the proof on a cluster that is up."""
 
@@ -194,6 +223,12 @@ class ClusterCheck:
         summary = summarise(run_record, analysis)
         report = format_report(run_record, analysis, summary)
         landings = socket_landings(balancer_requests(self.cluster.balancer_log()))
+        lost = database_loss(self.cluster, next(h for h in range(1, self.cluster.hosts + 1)
+                                                if f"app{h}" != kill["host"]))
+        self.say(f"check: app{lost['host']} lost its route to the database and Redis: out of rotation after "
+                 f"{lost['down_after_s']} s (the others {lost['others_while_cut']}); back {lost['up_after_s']} s "
+                 f"after the route returned")
+        address["database loss"] = lost
         figures = self._figures(kill, landings, run_record["push"], summary, analysis, address, workers,
                                timers)
         self.say(report.replace("2 daphne processes", f"{self.cluster.hosts} app hosts behind HAProxy"))
@@ -346,6 +381,8 @@ class ClusterCheck:
             "every screen caught up within a heartbeat after the kill": after["passed"],
             "every socket of the killed host back on another host": bool(back) and len(back_times) == len(back),
             "check --deploy clean with the cluster's settings (HTTPS on)": address["check --deploy"]["passed"],
+            "a host that lost the database out of rotation, the others not, and back with it":
+                address["database loss"]["passed"],
             "game workers running on every host": all(n >= 1 for n in workers.values()),
             "bots moved": by_kind.get("bots", 0) > 0,
             f"windows expired by the workers, each once ({TIMER} s apart at least)": timers["passed"],
@@ -395,6 +432,9 @@ def format_figures(figures: dict[str, Any]) -> str:
                  f"(worst {figures['sockets_back_worst_s']} s); the longest any screen was behind its table: "
                  f"{figures['worst_behind_before_kill_s']} s before the kill, {figures['worst_behind_after_kill_s']} s "
                  f"after it (limit: a heartbeat and its grace, {figures['push_limit_s']:g} s)")
+    lost = figures["address_check"]["database loss"]
+    lines.append(f"app{lost['host']} without the database: out of rotation after {lost['down_after_s']} s, back "
+                 f"{lost['up_after_s']} s after it had it again")
     lines.append(f"moves {figures['moves_played']} {figures['moves_by_kind']}; lost {figures['moves_lost']}, "
                  f"duplicates {figures['duplicates']}, replay ok {figures['replay_ok']} "
                  f"failed {figures['replay_failed']}")

@@ -209,7 +209,7 @@ frontend phones
 backend web
     balance roundrobin
     option httpchk
-    http-check send meth GET uri /rules/ ver HTTP/1.1 hdr Host {BALANCER}
+    http-check send meth GET uri /health/ ver HTTP/1.1 hdr Host {BALANCER}
     http-check expect status 200
     default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
 {servers}
@@ -453,6 +453,13 @@ class Cluster:
         killed = kill_namespace_processes(ns)
         self.killed.add(host)
         return when, killed
+
+    def cut_data_host(self, host: int, cut: bool = True) -> None:
+        """The host loses its route to the data host (PostgreSQL and Redis), or (``cut=False``) has it again; its
+        processes and its link to the balancer stay."""
+        ns = f"{PREFIX}app{host}"
+        route = ["unreachable", f"{DATA}/32"] if cut else [f"{DATA}/32", "dev", "eth0"]
+        run("ip", "-n", ns, "route", "replace", *route)
 
     def down(self) -> None:
         """Stop and remove this cluster, and let the next one start."""
