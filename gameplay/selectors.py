@@ -224,6 +224,8 @@ def replay_state(game: Game, step: int):
     checkpoint at or before it and applies fewer than ``REPLAY_CHECKPOINT`` moves.
     """
     engine = get_engine(game.engine)
+    if game.undos:  # an undo takes back a move of an earlier stretch: such a game is replayed from its start
+        return game_replay(game, upto=step)
     base = step - step % REPLAY_CHECKPOINT
     key = f"replay:{game.pk}:{game.version}:{base}"
     cached = cache_guard(lambda: cache.get(key), None, "replay checkpoint")
