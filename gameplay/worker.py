@@ -14,6 +14,7 @@ import time
 from datetime import datetime, timedelta
 
 from django.db import InterfaceError, OperationalError, close_old_connections
+from django.db.models import Q
 from django.utils import timezone
 
 from engines.base import find_legal
@@ -114,21 +115,22 @@ def bots_due() -> list[int]:
 
 # The two reads of every tick, their SQL made once (twice a second in every process, with or without games).
 BOTS_DUE: Prepared[Game] = Prepared(lambda: Game.objects.filter(status=Game.RUNNING, bot_due=True).only("pk"))
+# A due window, or a due undo request (``gameplay.undo``): one read, each expiry judged again under the game's lock.
 WINDOWS_DUE: Prepared[Game] = Prepared(
-    lambda now: Game.objects.filter(status=Game.RUNNING, paused=False, deadline__lte=now).only("pk"), datetime)
-UNDOS_DUE: Prepared[Game] = Prepared(
-    lambda now: Game.objects.filter(status=Game.RUNNING, undo_deadline__lte=now).only("pk"), datetime)
+    lambda now, also_now: Game.objects.filter(Q(paused=False, deadline__lte=now) | Q(undo_deadline__lte=also_now),
+                                              status=Game.RUNNING).only("pk", "undo_deadline"), datetime, datetime)
 
 
 def tick(now=None) -> int:
     """One pass over running games: expire due windows, make due bot moves. Returns the work done."""
     now = now or timezone.now()
     done = 0
-    for game_id in [game.pk for game in WINDOWS_DUE(now)]:
+    for due in WINDOWS_DUE(now, now):  # (a prepared read takes each parameter once)
+        game_id = due.pk
         # Each game alone: one game's failure never skips another game's timer or bots.
+        if due.undo_deadline is not None and due.undo_deadline <= now:
+            done += _alone("undo expiry", game_id, lambda game_id=game_id: undo_expire(game_id=game_id, now=now)) or 0
         done += _alone("expiry", game_id, lambda game_id=game_id: game_expire(game_id=game_id, now=now)) or 0
-    for game_id in [game.pk for game in UNDOS_DUE(now)]:
-        done += _alone("undo expiry", game_id, lambda game_id=game_id: undo_expire(game_id=game_id, now=now)) or 0
     for game_id in bots_due():
         # Several bots in one window all answer in this pass; on a turn one bot moves per pause.
         for _ in range(MAX_BOT_MOVES_PER_TICK):
