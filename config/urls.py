@@ -14,6 +14,7 @@ from django.views.generic import TemplateView
 from community import nights
 from community import views as group
 from gameplay.web import controls
+from gameplay.web import undo as undo_views
 from gameplay.web import views as game
 from infra.health import health
 from lobby import account, signin
@@ -60,6 +61,9 @@ urlpatterns = [
     path("t/<code:code>/rev/", game.table_revision, name="table_revision"),
     path("t/<code:code>/move/", game.move, name="move"),
     path("t/<code:code>/wait/", game.wait, name="wait"),
+    path("t/<code:code>/undo/", undo_views.undo_ask, name="undo_ask"),
+    path("t/<code:code>/undo/answer/", undo_views.undo_answer, name="undo_answer"),
+    path("t/<code:code>/host/undo/", undo_views.host_undo, name="host_undo"),
     # The host's game controls.
     path("t/<code:code>/host/start/", controls.host_start, name="host_start"),
     path("t/<code:code>/host/again/", controls.host_again, name="host_again"),

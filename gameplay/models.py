@@ -50,6 +50,17 @@ class Game(models.Model):
     # A bot is awaited or a silent window is open (``gameplay.services.bot_due``): the worker
     # reads only these games, so its cost follows the games that are due, not all running games.
     bot_due = models.BooleanField(default=False)
+    # Undo by the table's consent (``gameplay.undo``). ``undo_point``: the latest move in force while the engine says
+    # it may be taken back ({"seq", "seat", "lines": the public log entries it wrote}), else None; any other move
+    # clears it. ``undo_request``: the latest request, open or closed ({"id", "seq", "seat", "lines", "asked",
+    # "agreed", "moderated", "version", "status", "by"}), ``undo_deadline`` its open window's end (the worker
+    # expires it). ``undos``: every undo made, as the log shows it ({"seat", "lines", "agreed", "moderated",
+    # "at": the length of the state's log it returned to}); its length marks the screens older than the latest
+    # undo (``window_token``).
+    undo_point = models.JSONField(null=True, blank=True)
+    undo_request = models.JSONField(null=True, blank=True)
+    undo_deadline = models.DateTimeField(null=True, blank=True)
+    undos = models.JSONField(default=list, blank=True)
     # The host who ran this game from the board without a seat (a moderator), for their history.
     moderator = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="moderated_games")
@@ -73,11 +84,22 @@ class Game(models.Model):
             # The worker's two questions each tick: which windows are due, which games await a bot.
             models.Index(fields=["deadline"], condition=models.Q(status="running"), name="game_running_deadline"),
             models.Index(fields=["id"], condition=models.Q(status="running", bot_due=True), name="game_bot_due"),
+            models.Index(fields=["undo_deadline"], condition=models.Q(status="running"),
+                         name="game_running_undo_deadline"),
         ]
 
     @property
     def over(self) -> bool:
         return self.status != self.RUNNING
+
+    @property
+    def window_token(self) -> str:
+        """The open window as a screen names it: the engine's id, and after an undo the number of undos made.
+
+        An undo restores the engine's window counters, so a window id may come back; a screen drawn before the
+        latest undo names the window with fewer undos, and its answer is refused (``services.move_submit``).
+        """
+        return f"{self.window}~{len(self.undos)}" if self.window and self.undos else self.window
 
 
 class GameSeat(models.Model):

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from engines.base import seat_team
+from engines.base import seat_team, visible_log
 from engines.registry import get_engine
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, Move, SeatHandover
 from gameplay.seats import game_seats, seat_index
@@ -105,7 +105,10 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
     engine = get_engine(game.engine)
     if state is None:
         state = game_state(game)
-    view = engine.view(state, seat)
+        view = engine.view(state, seat)
+        view["log"] = log_with_undos(view.get("log", []), state.get("log", []), game.undos, seat)
+    else:  # a replay's step: its log as it stood, without the lines of undos made later
+        view = engine.view(state, seat)
     seats = seats_info(game, seat)
     return {
         "info": game_public_info(game),
@@ -116,9 +119,64 @@ def game_context(*, game: Game, seat: int | None, state=None) -> dict:
         "me": seat,
         "version": game.version,
         # The open response window: an answer in it lands while it stays open (see move_submit).
-        "window": game.window,
+        "window": game.window_token,
         **game_templates(game.engine),
     }
+
+
+# The event of the log line an undo writes (``gameplay.undo``), the same in every game: the web layer's own line, drawn
+# by ``gameplay/_undone_line.jinja`` (not the game's ``log_line.jinja``), never one of an engine's.
+UNDONE = "undone"
+
+
+def log_with_undos(log: list[dict], state_log: list[dict], undos: list[dict], seat: int | None) -> list[dict]:
+    """A view's ``log`` with a line for each undo (``Game.undos``) where it was made: "<seat>'s <move> was undone
+    (agreed: …)", from public facts alone (the move's public lines, who agreed). ``state_log``: the state's whole log,
+    whose first ``at`` entries stood when that undo was made (the view shows those ``seat`` may see)."""
+    if not undos:
+        return log
+    marks = sorted((len(visible_log(state_log[:note["at"]], seat)), order) for order, note in enumerate(undos))
+    lines: list[dict] = []
+    start = 0
+    for position, order in marks:
+        note = undos[order]
+        lines += log[start:position]
+        lines.append({"event": UNDONE, "seat": note["seat"], "lines": note["lines"], "agreed": note["agreed"],
+                      "moderated": note["moderated"]})
+        start = max(start, position)
+    return lines + log[start:]
+
+
+def phone_undo(game: Game, seat: int | None) -> dict:
+    """What a seat's phone shows of undo by consent (``gameplay/_undo.jinja``), public facts only: its own last move
+    to take back ("offer"), a request to answer ("ask"), its own request waiting ("waiting"), answered ("agreed"), or
+    closed unanswered or refused ("expired", "refused"); {} for nothing."""
+    if seat is None or game.over:
+        return {}
+    request = game.undo_request or {}
+    status, asker = request.get("status"), request.get("seat")
+    if status == "open":
+        shown = {"id": request["id"], "seat": asker, "lines": request["lines"], "moderated": request["moderated"],
+                 "waiting": sorted(set(request["asked"]) - set(request["agreed"]))}
+        if seat == asker:
+            return {"mode": "waiting", **shown}
+        if seat in request["agreed"]:
+            return {"mode": "agreed", **shown}
+        return {"mode": "ask", **shown} if seat in request["asked"] else {}
+    if seat == asker and status in ("refused", "expired") and request["version"] == game.version:
+        return {"mode": status, "by": request["by"], "lines": request["lines"]}
+    point = game.undo_point  # a move is asked for once
+    if point is not None and point["seat"] == seat and point["seq"] == game.version != request.get("seq"):
+        return {"mode": "offer", "seq": point["seq"], "lines": point["lines"]}
+    return {}
+
+
+def moderator_undo(game: Game | None) -> dict | None:
+    """The open request a moderated table's moderator decides (public facts: who asks, the move's public lines)."""
+    request = game.undo_request if game is not None and not game.over else None
+    if request is None or request.get("status") != "open" or not request["moderated"]:
+        return None
+    return {"id": request["id"], "seat": request["seat"], "lines": request["lines"]}
 
 
 def game_templates(engine_name: str) -> dict[str, str]:
@@ -166,6 +224,8 @@ def replay_state(game: Game, step: int):
     checkpoint at or before it and applies fewer than ``REPLAY_CHECKPOINT`` moves.
     """
     engine = get_engine(game.engine)
+    if game.undos:  # an undo takes back a move of an earlier stretch: such a game is replayed from its start
+        return game_replay(game, upto=step)
     base = step - step % REPLAY_CHECKPOINT
     key = f"replay:{game.pk}:{game.version}:{base}"
     cached = cache_guard(lambda: cache.get(key), None, "replay checkpoint")

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
-from engines.base import IllegalAction, OptionError, canonical, new_seed, seed_hash
+from engines.base import IllegalAction, OptionError, canonical, new_entries, new_seed, seed_hash
 from engines.registry import get_engine
 from gameplay import presence
 from gameplay.fairness import fair_deal_options
@@ -352,7 +352,7 @@ def _move(game: Game, seat: int, version: int | None, move_id: str | None, actio
     """Judge and record one move on the locked game row (see :func:`move_submit`)."""
     if game.over:
         raise GameOver("the game is over")
-    if version != game.version and not (window and window == game.window):
+    if version != game.version and not (window and window == game.window_token):
         if window:
             raise WindowClosed("the window closed")
         raise Stale("the table moved on")
@@ -374,8 +374,33 @@ def _move(game: Game, seat: int, version: int | None, move_id: str | None, actio
     # repeated move id of this seat fails the unique constraint: see move_submit.
     seq = game.version + 1
     insert(Move(game=game, seq=seq, seat=seat, action=action, client_move_id=move_id or None))
-    revision = _changed(game, _advance(game, step, timezone.now()))
+    undo_fields = _undo_after(game, _undo_point(engine, game, seat, action, before, state))
+    revision = _changed(game, [*_advance(game, step, timezone.now()), *undo_fields])
     return MoveResult(seq, game=game, revision=revision)
+
+
+def _undo_point(engine, game: Game, seat: int, action: dict, before, after) -> dict | None:
+    """The move about to be logged as the table may take it back (``Game.undo_point``), or None where the engine
+    says it revealed something (``Engine.undoable``); an engine failing on the question answers None (logged)."""
+    try:
+        if not engine.undoable(before, seat, action, after):
+            return None
+    except Exception:
+        logger.exception("engine %s failed judging an undo in game %s (not undoable)", game.engine, game.pk)
+        return None
+    lines = [entry for entry in new_entries(before, after) or [] if not entry.get("private")]
+    return {"seq": game.version + 1, "seat": seat, "lines": lines}
+
+
+def _undo_after(game: Game, point: dict | None) -> list[str]:
+    """A move (or a timeout) is about to be logged: it alone may be taken back (``point``), and an open undo
+    request is void (it named the move before). Returns the fields changed."""
+    game.undo_point = point
+    request = game.undo_request
+    if request is None or request.get("status") != "open":
+        return ["undo_point"]
+    game.undo_request, game.undo_deadline = {**request, "status": "void"}, None
+    return ["undo_point", "undo_request", "undo_deadline"]
 
 
 def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
@@ -398,7 +423,8 @@ def game_expire(*, game_id: int, now: datetime | None = None) -> bool:
             _changed(game, ["deadline"])
             return False
         Move.objects.create(game=game, seq=game.version + 1, seat=None, action={"type": "timeout"})
-        _changed(game, _advance(game, step, now))
+        undo_fields = _undo_after(game, None)  # the clock's expiry is never undone
+        _changed(game, [*_advance(game, step, now), *undo_fields])
         return True
 
 

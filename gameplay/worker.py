@@ -14,6 +14,7 @@ import time
 from datetime import datetime, timedelta
 
 from django.db import InterfaceError, OperationalError, close_old_connections
+from django.db.models import Q
 from django.utils import timezone
 
 from engines.base import find_legal
@@ -22,6 +23,7 @@ from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.selectors import game_state
 from gameplay.services import MoveRefused, game_expire, move_submit
+from gameplay.undo import undo_answer, undo_expire
 from infra.prepared import Prepared
 
 logger = logging.getLogger(__name__)
@@ -32,7 +34,9 @@ MAX_BOT_MOVES_PER_TICK = 12
 
 
 def bot_step(game: Game, now) -> bool:
-    """Let one bot that may move now do so; True if a move was made."""
+    """Let one bot that may move now do so (or answer an undo request first); True if a move was made."""
+    if bot_answer(game):
+        return True
     engine = get_engine(game.engine)
     state = game_state(game)
     in_window = engine.window(state) is not None
@@ -63,7 +67,7 @@ def bot_step(game: Game, now) -> bool:
                 player=None,
                 bot_seat=gseat.index,
                 version=game.version,
-                window=game.window,
+                window=game.window_token,
                 move_id=bot_move_id(game, gseat.index),
                 action=action,
             )
@@ -71,6 +75,22 @@ def bot_step(game: Game, now) -> bool:
             return False  # the table moved on meanwhile: the next pass looks again
         # A repeated id is never the bot's progress: only a move made now counts.
         return not result.duplicate
+    return False
+
+
+def bot_answer(game: Game) -> bool:
+    """A bot asked by an open undo request agrees, as a reasonable player would: the move revealed nothing, so
+    taking it back costs the bot nothing it knew. True if one answered."""
+    request = game.undo_request
+    if request is None or request.get("status") != "open":
+        return False
+    waiting = set(request["asked"]) - set(request["agreed"])
+    for gseat in game.seats.exclude(bot="").filter(index__in=sorted(waiting)):
+        try:
+            undo_answer(game_id=game.pk, player=None, bot_seat=gseat.index, request_id=request["id"], agree=True)
+        except MoveRefused:
+            return False  # the request closed meanwhile: the next pass looks again
+        return True
     return False
 
 
@@ -95,16 +115,21 @@ def bots_due() -> list[int]:
 
 # The two reads of every tick, their SQL made once (twice a second in every process, with or without games).
 BOTS_DUE: Prepared[Game] = Prepared(lambda: Game.objects.filter(status=Game.RUNNING, bot_due=True).only("pk"))
+# A due window, or a due undo request (``gameplay.undo``): one read, each expiry judged again under the game's lock.
 WINDOWS_DUE: Prepared[Game] = Prepared(
-    lambda now: Game.objects.filter(status=Game.RUNNING, paused=False, deadline__lte=now).only("pk"), datetime)
+    lambda now, also_now: Game.objects.filter(Q(paused=False, deadline__lte=now) | Q(undo_deadline__lte=also_now),
+                                              status=Game.RUNNING).only("pk", "undo_deadline"), datetime, datetime)
 
 
 def tick(now=None) -> int:
     """One pass over running games: expire due windows, make due bot moves. Returns the work done."""
     now = now or timezone.now()
     done = 0
-    for game_id in [game.pk for game in WINDOWS_DUE(now)]:
+    for due in WINDOWS_DUE(now, now):  # (a prepared read takes each parameter once)
+        game_id = due.pk
         # Each game alone: one game's failure never skips another game's timer or bots.
+        if due.undo_deadline is not None and due.undo_deadline <= now:
+            done += _alone("undo expiry", game_id, lambda game_id=game_id: undo_expire(game_id=game_id, now=now)) or 0
         done += _alone("expiry", game_id, lambda game_id=game_id: game_expire(game_id=game_id, now=now)) or 0
     for game_id in bots_due():
         # Several bots in one window all answer in this pass; on a turn one bot moves per pause.

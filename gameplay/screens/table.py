@@ -43,6 +43,9 @@ from gameplay.selectors import (
     game_state,
     game_templates,
     handover_notes,
+    log_with_undos,
+    moderator_undo,
+    phone_undo,
     public_parts,
     seats_info,
     table_latest_game,
@@ -283,7 +286,10 @@ class TableNow:
 
     def view(self, seat: int | None) -> dict:
         if seat not in self._views:
-            self._views[seat] = get_engine(self.game.engine).view(self.state, seat)
+            view = get_engine(self.game.engine).view(self.state, seat)
+            if self.game.undos:  # the lines of the undos made, where they were made (public facts)
+                view["log"] = log_with_undos(view.get("log", []), self.state.get("log", []), self.game.undos, seat)
+            self._views[seat] = view
         return self._views[seat]
 
     def table_info(self, language: str | None = None) -> dict:
@@ -374,6 +380,18 @@ class TableNow:
                                             ctx.get("ended_views")])
         return self._own[key]
 
+    def undo_part(self, seat: int, language: str) -> Fragment:
+        """A seat's undo by consent (``pv-undo``: take its last move back, or answer a request), made once per seat and
+        language: public facts only (who asks, the move's public log lines, who is still to answer)."""
+        key = ("pv-undo", seat, language)
+        if key not in self._own:
+            board = self.game_ctx(None)
+            self._own[key] = Fragment("pv-undo", "gameplay/_undo.jinja", {
+                "undo": phone_undo(self.game, seat), "names": board["names"], "log_template": board["log_template"],
+                "ask_url": url_of("undo_ask", self.table.code), "answer_url": url_of("undo_answer", self.table.code),
+            }, language=language)
+        return self._own[key]
+
     def tools_part(self, seat: int | None, is_host: bool, language: str) -> Fragment:
         """A phone's tools below the game (``pv-tools``: moving its seat, the host's controls), made once per seat,
         host or not, and language."""
@@ -432,9 +450,9 @@ class TableNow:
             if "log" in view:  # an own part's log is the seat's own lines (cards drawn, shown): never the public ones
                 view["log"] = [line for line in view["log"] if not is_public(line)]
             version = game.version if view.get("legal") and not game.window else None
-            window = game.window if view.get("legal") else ""  # only a form carries it
+            window = game.window_token if view.get("legal") else ""  # only a form carries it
         else:
-            window = game.window
+            window = game.window_token
         made = self._contexts[seat, own] = {
             "view": view, "seats": seats, "names": [s["name"] for s in seats], "me": seat, "version": version,
             "window": window, **game_templates(game.engine)}
@@ -481,7 +499,10 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     public = now.phone_public(language)
     is_host = viewer.hosts(table)
     away = seat is None and moved_away(running, viewer.player_id, viewer.devices)
-    parts = [public["pv-head"], now.own_part(seat, away, language)]
+    parts = [public["pv-head"]]
+    if seat is not None:
+        parts.append(now.undo_part(seat, language))
+    parts.append(now.own_part(seat, away, language))
     if seat is not None and "pv-table" in public:
         parts.append(public["pv-table"])
     if seat is not None or is_host:
@@ -615,8 +636,12 @@ def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
     # Only the host's drawer shows the game (everyone's says who hosts): the others read no game row.
     mod = moderator_context(now.table, viewer.player_id, latest=now.latest if host else None,
                             asleep=now.asleep if host else [])
+    # The request a moderated table's moderator alone decides (public facts), with what draws its move.
+    undo = moderator_undo(now.latest) if host else None
+    shown = {"undo": undo, "names": now.game_ctx(None)["names"], "log_template": now.game_ctx(None)["log_template"]
+             } if undo is not None else {"undo": None}
     return Fragment(MODERATOR_ROOT, "gameplay/_moderator.jinja",
-                    {"table": _table(now.table), "mod": mod, "night": now.night if host else None},
+                    {"table": _table(now.table), "mod": mod, "night": now.night if host else None, **shown},
                     revision=now.revision)
 
 

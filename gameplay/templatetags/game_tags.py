@@ -313,6 +313,9 @@ def reference_card(context, engine_name: str, view: dict, players: int) -> SafeS
 @register.simple_tag
 def log_line(template_name: str, line: dict, names) -> SafeString:
     """One log entry as its sentence (``games/<engine>/log_line.jinja``), rendered from ``line`` and ``names`` alone."""
+    if line.get("event") == "undone":  # the web layer's own line for an undo, in every game (selectors.UNDONE)
+        values = {"line": line, "names": names, "log_template": template_name}
+        return mark_safe(jinja_template("gameplay/_undone_line.jinja").render(values))  # noqa: S308 (autoescaped)
     return mark_safe(jinja_template(template_name).render({"line": line, "names": names}))  # noqa: S308 (autoescaped)
 
 

@@ -59,6 +59,7 @@ from gameplay.services import (
     Stale,
     WindowClosed,
 )
+from gameplay.undo import AlreadyAnswered, NotAsked, NotUndoable, UndoClosed, UndoPending, undo_expire
 from gameplay.web.forms import BadMoveForm, read_move_form
 from lobby import notify
 from lobby.context import table_info
@@ -84,6 +85,13 @@ REFUSALS: dict[type[Exception], tuple[int, Promise]] = {
     IllegalMove: (400, _NOT_ALLOWED),
     IncompletePick: (400, gettext_lazy("Nothing was played: too few were ticked. "
                                        "Tick everything the move asks for, then send it.")),
+    # Undo by consent (gameplay.undo): the request or answer changed nothing.
+    NotUndoable: (409, gettext_lazy("That move cannot be taken back: only your own latest move can, once, "
+                                    "and only if it showed nobody anything.")),
+    UndoPending: (409, gettext_lazy("A request to take a move back is open already.")),
+    NotAsked: (403, gettext_lazy("You are not asked about this request.")),
+    AlreadyAnswered: (409, gettext_lazy("You answered this request already.")),
+    UndoClosed: (409, gettext_lazy("That request is closed: here is where the table stands now.")),
 }
 
 
@@ -175,6 +183,9 @@ def table_revision(request: HttpRequest, code: str) -> JsonResponse:
     running = table_running_game(table)
     if running is not None and running.deadline is not None and running.deadline <= timezone.now() \
             and services.game_expire(game_id=running.pk):
+        table.refresh_from_db(fields=["revision"])
+    if running is not None and running.undo_deadline is not None and running.undo_deadline <= timezone.now() \
+            and undo_expire(game_id=running.pk):
         table.refresh_from_db(fields=["revision"])
     return JsonResponse({"v": table.revision})
 

@@ -34,7 +34,8 @@ def act(page) -> bool:
     return False
 
 
-def test_whole_coup_game_with_two_phones_two_bots_and_a_board(browser, server):
+def two_phones_at_a_coup_table(browser, server):
+    """Ana creates a Coup table on her phone and Bo joins it on his: (Ana's page, Bo's page, the table's code)."""
     host = browser.new_context(**PHONE).new_page()
     guest = browser.new_context(**PHONE).new_page()
     sit_down(host, server.url, "Ana")
@@ -44,6 +45,11 @@ def test_whole_coup_game_with_two_phones_two_bots_and_a_board(browser, server):
     code = host.inner_text('[data-test="table-code"]').strip()
     guest.goto(f"{server.url}/t/{code}/")
     guest.click('[data-test="join"]')
+    return host, guest, code
+
+
+def test_whole_coup_game_with_two_phones_two_bots_and_a_board(browser, server):
+    host, guest, code = two_phones_at_a_coup_table(browser, server)
     for _ in range(2):
         host.click('[data-test="add-bot"]')
     host.wait_for_function("() => document.querySelectorAll('[data-test=seats] li').length === 4", timeout=15000)

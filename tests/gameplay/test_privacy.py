@@ -174,3 +174,30 @@ def test_bots_are_marked_on_the_board(table_with):
     # The name stays plain; the mark is a drawing and a word (templates/icons/bot_mark.jinja), one per bot seat.
     assert '<span class="board-name-text">Bot 1</span><span class="bot-mark">' in board
     assert board.count('class="bot-mark"') == 1 and "🤖" not in board
+
+
+def test_an_undo_request_shows_the_other_phones_and_the_board_nothing_of_the_hidden_vote(table_with):
+    """Undo by consent (issue 45): a hidden vote may be taken back, and asking shows only that the voter asks."""
+    from gameplay.services import _undo_point
+
+    table, people, game = started_inside_job(table_with, players=5)
+    voter = next(seat for seat in range(5) if legal(game, seat))
+    before = game_state(game)
+    people[voter].htmx_post(f"/t/{table.code}/move/", {**move_data(game, {"type": "vote", "approve": True}),
+                                                       "version": "", "window": game.window_token})
+    assert people[voter].htmx_post(f"/t/{table.code}/undo/", {"seq": "2"}).status_code == 200
+    game.refresh_from_db()
+    other = (voter + 1) % 5
+    pages = [people[other].get(f"/t/{table.code}/").content, people[0].get(f"/t/{table.code}/board/").content]
+    assert 'data-test="undo-ask"' in pages[0].decode()
+    state = game_state(game)
+    state["votes"][voter] = False  # the vote the others cannot know, the other way
+    Game.objects.filter(pk=game.pk).update(snapshot=get_engine(game.engine).encode(state))
+    assert normalized(people[other].get(f"/t/{table.code}/").content) == normalized(pages[0])
+    assert normalized(people[0].get(f"/t/{table.code}/board/").content) == normalized(pages[1])
+    # What the request and the log's undone line show of the move (its public lines) is the same either way.
+    engine = get_engine(game.engine)
+    shown = [_undo_point(engine, game, voter, {"type": "vote", "approve": approve}, before,
+                         engine.apply(before, voter, {"type": "vote", "approve": approve}))
+             for approve in (True, False)]
+    assert shown[0] is not None and shown[0] == shown[1]

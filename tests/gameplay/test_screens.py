@@ -272,7 +272,7 @@ def test_two_phones_of_one_seat_share_one_render_of_its_own_part(table_with):
     found = pushes.ROUNDS_OF_THIS_PROCESS.at(table.pk, table.code, table.revision)
     frames = [found.frame(s, v) for s, v in zip(sockets, screens.viewers_of_sessions(sockets), strict=True)]
     assert frames[0]["f"] == frames[1]["f"] and "csrfmiddlewaretoken" not in frames[0]["f"]["private-view"]
-    assert sorted(key[0] for key in found.now._own if key[1] == leader) == ["pv-seat", "pv-tools"]
+    assert sorted(key[0] for key in found.now._own if key[1] == leader) == ["pv-seat", "pv-tools", "pv-undo"]
 
 
 def test_reads_never_expire_a_window_the_poll_does(table_with):
