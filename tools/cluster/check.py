@@ -297,11 +297,15 @@ class ClusterCheck:
         # its grace, and more, to watch the recovery.
         kill_at = self.t0 + max(HEARTBEAT + 2.0, self.seconds - 2 * (HEARTBEAT + HEARTBEAT_GRACE))
         self.stop.wait(kill_at - time.time())
-        landings = socket_landings(balancer_requests(self.cluster.balancer_log()))
-        now_on = Counter(entries[-1][1] for entries in landings.values() if entries)
+        log = self.cluster.balancer_log()
+        now_on = Counter(entries[-1][1] for entries in socket_landings(balancer_requests(log)).values() if entries)
         victim = now_on.most_common(1)[0][0] if now_on else "app2"
         host = int(victim.removeprefix("app"))
         when, killed = self.cluster.kill_host(host)
+        # Which sockets the kill cut is told by the balancer's log up to it (none of them can land again before
+        # the health checks fail, seconds later): by place in the log, not by clock, which a fresh machine's
+        # time service may step while the check runs.
+        mark = len(self.cluster.balancer_log())
         self.say(f"check: t={when - self.t0:.1f} s: host {victim} killed ({killed} processes SIGKILLed, its link "
                  f"deleted); it held {now_on.get(victim, 0)} of the {sum(now_on.values())} watching sockets")
         self.stop.wait(self.t_end - time.time())
@@ -311,7 +315,7 @@ class ClusterCheck:
         time.sleep(1.0)  # in-flight bot moves land
         assert self.watch is not None
         self.watch.finish()
-        return {"name": f"host {victim} killed", "start": when, "end": when, "host": victim,
+        return {"name": f"host {victim} killed", "start": when, "end": when, "host": victim, "log_mark": mark,
                 "detail": f"{killed} processes SIGKILLed and the link deleted at once; not restarted",
                 "sockets_on_it": now_on.get(victim, 0)}
 
@@ -365,11 +369,12 @@ class ClusterCheck:
         victim, when = kill["host"], kill["start"]
         tables_across = sorted(code for code in {c for c, _ in landings}
                                if len({entries[0][1] for (c, _), entries in landings.items() if c == code}) > 1)
+        log = self.cluster.balancer_log()
+        after_kill = socket_landings(balancer_requests(log[kill["log_mark"]:]))
         back: dict[str, float | None] = {}
-        for (code, view), entries in landings.items():
-            before = [server for t, server in entries if t < when]
-            if before and before[-1] == victim:
-                later = [t for t, server in entries if t >= when and server != victim]
+        for (code, view), entries in socket_landings(balancer_requests(log[:kill["log_mark"]])).items():
+            if entries[-1][1] == victim:
+                later = [t for t, server in after_kill.get((code, view), []) if server != victim]
                 back[f"{code} {view}"] = round(min(later) - when, 2) if later else None
         back_times = [v for v in back.values() if v is not None]
         after, before = push["faults"][0], push["before"]
