@@ -138,3 +138,62 @@ def test_a_briefing_owed_for_a_seat_that_moved_on_or_a_garbled_session_shows_not
     session.save()
     page = second.get(f"/t/{table.code}/")
     assert page.status_code == 200 and BRIEFING not in page.content.decode()
+
+
+# ---- A person takes over a bot's seat ----------------------------------------------------------------------------
+
+def _unescaped(html: str) -> str:
+    return html.replace("&#x27;", "'").replace("&#39;", "'")
+
+
+def test_the_host_hands_a_bots_seat_to_a_person_who_is_briefed_and_the_bot_stops(table_with):
+    from gameplay.worker import tick
+    from lobby.services import seat_add_bot
+
+    table, people = table_with(4)
+    seat_add_bot(table=table)
+    table.options = {**table.options, "first_player": 4}  # the bot leads: the game waits for it
+    table.save(update_fields=["options"])
+    game = start(table, people[0])
+    bot = game.seats.exclude(bot="").get()
+    assert game.awaiting == [bot.index] and game.bot_due
+    # Nobody but the host makes it; the host's controls offer it.
+    assert people[1].post(f"/t/{table.code}/seat-link/", {"seat": bot.index}).status_code == 403
+    assert 'data-test="bot-seat-link"' in people[0].get(f"/t/{table.code}/").content.decode()
+    made = people[0].post(f"/t/{table.code}/seat-link/", {"seat": bot.index})
+    assert made.status_code == 200
+    board = _unescaped(people[0].get(f"/t/{table.code}/board/").content.decode())
+    assert f"The host made a link for a person to take over {bot.name}'s seat from the bot." in board
+    new_phone = Client()
+    assert new_phone.get(_link_path(made)).status_code == 302
+    bot.refresh_from_db()
+    assert bot.bot == "" and bot.device
+    board = _unescaped(people[0].get(f"/t/{table.code}/board/").content.decode())
+    assert f"A person took over {bot.name}'s seat from the bot." in board
+    page = new_phone.get(f"/t/{table.code}/").content.decode()
+    role = get_engine(game.engine).view(game_state(game), bot.index)["role"]
+    assert page.count(BRIEFING) == 1 and f'data-role="{role}"' in page
+    # The bot plays no more for it: the worker leaves the seat's moves to its new phone.
+    game.refresh_from_db()
+    assert not game.bot_due
+    tick()
+    assert not game.moves.exists()
+
+
+def test_a_bots_seat_is_the_hosts_to_hand_over_and_bad_seats_change_nothing(table_with):
+    from gameplay.models import SeatHandover
+    from gameplay.services import GameError, seat_handover_create
+    from lobby.services import seat_add_bot
+
+    table, people = table_with(4)
+    seat_add_bot(table=table)
+    game = start(table, people[0])
+    bot = game.seats.exclude(bot="").get()
+    with pytest.raises(GameError):
+        seat_handover_create(game=game, index=bot.index, by_host=False)
+    assert people[0].post(f"/t/{table.code}/seat-link/", {"seat": "x"}).status_code == 400
+    refused = people[0].post(f"/t/{table.code}/seat-link/", {"seat": "99"}, follow=True)
+    assert refused.status_code == 200 and "cannot move to a new phone" in refused.content.decode()
+    assert not SeatHandover.objects.exists()
+    game.refresh_from_db()
+    assert game.seat_moves == []
