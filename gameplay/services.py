@@ -539,24 +539,18 @@ def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandov
     """A one-time link (valid ``HANDOVER_MINUTES``) that moves seat ``index`` to a new phone.
 
     Asked by the seat's own phone, or by the host only for a seat whose phone has been gone
-    ``presence.GONE_SECONDS`` (then announced on the board, so nobody is handed a seat to peek
-    at unseen). A new link replaces the seat's older ones: one live link per seat.
+    ``presence.GONE_SECONDS`` or a bot's seat, for a person to take over (then announced on the board, so
+    nobody is handed a seat to peek at unseen). A new link replaces the seat's older ones: one live link per seat.
     """
     with _locked_game(game.pk) as game:
-        gseat = game.seats.filter(index=index, bot="").first()
-        if game.over or gseat is None:
+        gseat = game.seats.filter(index=index).first()
+        if game.over or gseat is None or (gseat.bot and not by_host):
             raise GameError(_("That seat cannot move to a new phone now."))
-        quiet = presence.quiet_for(game, game.table_id) if by_host else {}
-        if quiet is None:
-            raise GameError(_("The table cannot tell right now whether that phone is gone; try again in a moment."))
-        if by_host and quiet.get(index, float("inf")) < presence.GONE_SECONDS:
-            raise GameError(
-                _("%(name)s's phone was at the table a moment ago: they can move their seat from their own phone.")
-                % {"name": gseat.name}
-            )
+        if by_host and not gseat.bot:
+            _check_phone_gone(game, gseat)
         game.handovers.filter(index=index, used=None).update(revoked=True)
         link = SeatHandover.objects.create(token=secrets.token_urlsafe(24), game=game, index=index, by_host=by_host)
-        _note_seat_move(game, link, moved=False)
+        _note_seat_move(game, link, moved=False, bot=bool(gseat.bot))
         if by_host:
             _changed(game, ["seat_moves"])  # the board announces the rescue link
         else:
@@ -564,10 +558,23 @@ def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandov
         return link
 
 
-def _note_seat_move(game: Game, link: SeatHandover, *, moved: bool) -> None:
-    """Keep on the game row what the table is told of seats moving (``selectors.handover_notes``)."""
+def _check_phone_gone(game: Game, gseat: GameSeat) -> None:
+    """The host's rescue link is only for a seat whose phone has been gone a while; raises GameError otherwise."""
+    quiet = presence.quiet_for(game, game.table_id)
+    if quiet is None:
+        raise GameError(_("The table cannot tell right now whether that phone is gone; try again in a moment."))
+    if quiet.get(gseat.index, float("inf")) < presence.GONE_SECONDS:
+        raise GameError(
+            _("%(name)s's phone was at the table a moment ago: they can move their seat from their own phone.")
+            % {"name": gseat.name}
+        )
+
+
+def _note_seat_move(game: Game, link: SeatHandover, *, moved: bool, bot: bool = False) -> None:
+    """Keep on the game row what the table is told of seats moving (``selectors.handover_notes``); ``bot``: a person
+    takes over a bot's seat."""
     game.seat_moves = [*game.seat_moves, {"index": link.index, "by_host": link.by_host, "moved": moved,
-                                          "at": timezone.now().isoformat()}]
+                                          "at": timezone.now().isoformat(), **({"bot": True} if bot else {})}]
 
 
 def seat_handover_claim(*, token: str) -> tuple[Game, str]:
@@ -589,9 +596,13 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         # move renders, or every phone (which refetches nothing until the next move) would keep calling the
         # seat's new phone asleep.
         presence.seen(game.table_id, None, [device])
-        GameSeat.objects.filter(game=game, index=link.index).update(device=device)
+        from_bot = GameSeat.objects.filter(game=game, index=link.index).exclude(bot="").exists()
+        # A bot's seat becomes a person's: the bot stops playing it (the worker plays only bot seats).
+        GameSeat.objects.filter(game=game, index=link.index).update(device=device, bot="")
         link.used = now
         link.save(update_fields=["used"])
-        _note_seat_move(game, link, moved=True)
-        _changed(game, ["seat_moves"])
+        _note_seat_move(game, link, moved=True, bot=from_bot)
+        bots = set(game.seats.exclude(bot="").values_list("index", flat=True))
+        game.bot_due = bot_due(game.awaiting, game.countdown, bots)
+        _changed(game, ["seat_moves", "bot_due"])
         return game, device

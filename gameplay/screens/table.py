@@ -38,6 +38,7 @@ from gameplay.screens.jinja import url_of
 from gameplay.screens.moderator import moderator_context
 from gameplay.seats import game_seats, moved_away, session_devices
 from gameplay.selectors import (
+    game_part,
     game_public_info,
     game_seat_of,
     game_state,
@@ -567,6 +568,16 @@ def panel_html(now: TableNow, viewer: Viewer, shell: dict, parts: list[Fragment]
     else:
         context = {**shell, "note": note, "parts": [p.render() for p in parts]}
     return mark_safe(_rendered("gameplay/_panel.jinja", context))  # noqa: S308 (autoescaped)
+
+
+def briefing_html(game: Game, briefing: dict) -> SafeString:
+    """A late joiner's briefing (``gameplay.briefing.take_briefing``) as its phone shows it, once, above the panel:
+    that seat's own view now and its private lines, named as its panel names them (``gameplay/_briefing.jinja``)."""
+    seat = briefing["seat"]
+    names = [s["name"] for s in seats_info(game, seat)]
+    return mark_safe(_rendered("gameplay/_briefing.jinja", {  # noqa: S308 (autoescaped)
+        "view": briefing["view"], "facts": briefing["facts"], "names": names, "me": seat,
+        "now_template": game_part(game.engine, "briefing"), "log_template": game_part(game.engine, "log_line")}))
 
 
 def note_html(note: str, language: str) -> SafeString:

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from gameplay import services
+from gameplay.briefing import owe_briefing
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, SeatHandover
 from gameplay.seats import DEVICES_KEY, session_devices
 from gameplay.selectors import game_public_info, game_seat_of, table_running_game
@@ -174,5 +175,6 @@ def seat_link(request: HttpRequest, token: str) -> HttpResponse:
     # A seat changing hands gets a new session key; this browser keeps its own player, if any.
     request.session.cycle_key()
     request.session[DEVICES_KEY] = {**session_devices(request.session), str(game.pk): device}
+    owe_briefing(request.session, game, device)  # what the seat knows, shown once on this phone's next page
     known_tables.remember(request.session, game.table.code)  # the code-guess limit never refuses it its table
     return redirect("table", code=game.table.code)

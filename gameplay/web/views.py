@@ -25,12 +25,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engines.registry import ENGINES, get_engine
 from gameplay import presence, services
+from gameplay.briefing import take_briefing
 from gameplay.live.frames import move_answer
 from gameplay.models import Game
 from gameplay.screens.table import (
     TableNow,
     Viewer,
     board_screen,
+    briefing_html,
     ended_views,
     moderator_screen,
     phone_screen,
@@ -143,7 +145,11 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
             return unchanged
         screen = phone_screen(now, viewer, made=made)
         return _cacheable(HttpResponse(screen.html), screen.tag)
-    return render(request, "gameplay/table.html", {"table": table_info(table), "panel": phone_screen(now, viewer).html})
+    # A seat just taken over by a link: its briefing, once, on this page alone (never in a refetch or a push).
+    briefing = take_briefing(request.session, now.running)
+    return render(request, "gameplay/table.html", {
+        "table": table_info(table), "panel": phone_screen(now, viewer).html,
+        "briefing": briefing_html(now.game, briefing) if briefing is not None else ""})
 
 
 @require_GET
