@@ -188,6 +188,7 @@ def game_templates(engine_name: str) -> dict[str, str]:
             "status_template": game_part(engine_name, "phone_status") if split else "",
             "public_template": game_part(engine_name, "phone_public") if split else "",
             "board_template": game_part(engine_name, "board"),
+            "summary_template": game_part(engine_name, "secret_summary"),
             "log_template": game_part(engine_name, "log_line")}
 
 

@@ -30,7 +30,7 @@ from markupsafe import Markup, escape
 
 from engines.registry import ENGINES
 from gameplay.screens import pieces
-from gameplay.templatetags import game_tags, hand_tags
+from gameplay.templatetags import game_tags, hand_tags, marks
 
 SUFFIX = ".jinja"  # the names of the templates that are Jinja's (and the drawings they include, ``.svg``)
 
@@ -185,7 +185,7 @@ def environment(**options: Any) -> jinja2.Environment:
     made.globals.update(
         _=_translate, gettext=_translate, ngettext=translation.ngettext, pgettext=translation.pgettext,
         language_bidi=translation.get_language_bidi, piece=_piece, include=_include, nativedigits=_nativedigits,
-        url=url_of, night_scoreboard=_night_scoreboard,
+        url=url_of, night_scoreboard=_night_scoreboard, mark=marks.mark,
         # these read names of the template that calls them (frozen, move_url, version, window; game)
         move_form_open=jinja2.pass_context(game_tags.move_form_open),
         move_button=jinja2.pass_context(game_tags.move_button),

@@ -51,7 +51,7 @@ class ShownParser(HTMLParser):
         a = dict(attrs)
         classes = (a.get("class") or "").split()
         kind = ""
-        if "peek-secret" in classes:
+        if "peek-secret" in classes or "data-secret-summary" in a:  # the latter: words for a screen reader alone
             kind = "secret"
         elif tag == "details" and "open" not in a:
             kind = "fold"

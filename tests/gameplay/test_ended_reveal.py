@@ -89,5 +89,7 @@ def test_a_seat_holding_both_leaders_is_badged_on_the_board_with_the_team_it_win
                                            outcome=engine.outcome(state))
     table_notify(table_id=table.pk)
     html = Client().get(f"/t/{table.code}/board/").content.decode()
-    assert re.search(r'<span class="badge gcbc-team gcbc-team-both">\s*Crooked team\s*</span>', html)
+    # Drawn as the Crooked team too (its shape, gameplay/templatetags/marks.py), and named so.
+    assert re.search(r'<span class="badge gcbc-team gcbc-team-both"><svg [^>]*data-shape="triangle".*?</svg>'
+                     r'\s*Crooked team\s*</span>', html)
     assert "both leaders" not in html

@@ -23,6 +23,9 @@
 //   "each" for one card of each player listed) is sent only once the pick is complete: its button
 //   ([data-picks-submit]) is rendered disabled and enabled here when it is. A player's cards
 //   ([data-pick-group]) take one tick: ticking another of them moves the tick.
+// - The seat's secret in words ([data-secret-summary], a polite live region in the seat's own part): a push swaps
+//   the whole part in, and a screen reader may stay silent about a region that arrives with its text, so a
+//   changed text is emptied and set again once the region is in the page (announced once, politely).
 // No inline scripts or handlers anywhere: the CSP forbids them.
 (function () {
   "use strict";
@@ -314,9 +317,21 @@
   // A page restored from the back/forward cache or a reload may keep ticks: the buttons follow them.
   window.addEventListener("pageshow", allPicks);
 
-  document.addEventListener("htmx:afterSwap", function () { readPanel(); allPicks(); });
+  var said = null;
+  function sayAgain() {
+    var region = document.querySelector("[data-secret-summary]");
+    if (!region) { said = null; return; }
+    var text = region.textContent;
+    if (said === null || text === said) { said = text; return; }
+    said = text;
+    region.textContent = "";
+    window.requestAnimationFrame(function () { region.textContent = text; });
+  }
+
+  document.addEventListener("htmx:afterSwap", function () { readPanel(); allPicks(); sayAgain(); });
   document.addEventListener("htmx:afterSettle", keepHold);
   soundButtons();
   readPanel();
   allPicks();
+  sayAgain();
 })();
