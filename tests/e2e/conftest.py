@@ -10,7 +10,8 @@ import pytest
 
 from tests.servers import ARTIFACTS, ROOT, Server
 
-__all__ = ["ARTIFACTS", "ROOT"]  # the browser tests import them from here
+__all__ = ["ARTIFACTS", "ROOT", "SCREENS"]  # the browser tests import them from here
+SCREENS = ROOT / "docs" / "screens"  # the README's pictures, drawn by the browser tests
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 

@@ -28,12 +28,11 @@ from infra.sessions import SessionStore
 from lobby.models import NICKNAME_MAX, Table
 from lobby.services import SESSION_KEY as PLAYER_KEY
 from tests.conftest import Guest
-from tests.e2e.conftest import ROOT, save_screenshots
+from tests.e2e.conftest import SCREENS, save_screenshots
 from tests.e2e.test_inside_job_browser import sit_down
 
 pytestmark = pytest.mark.e2e
 
-SCREENS = ROOT / "docs" / "screens"
 SMALL_PHONE = {"viewport": {"width": 360, "height": 640}, "is_mobile": True, "has_touch": True,
                "device_scale_factor": 2}
 BOARD_SIZES = [(1024, 768), (1280, 800)]

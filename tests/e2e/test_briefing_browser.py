@@ -12,7 +12,7 @@ from engines.registry import get_engine
 from gameplay.briefing import seat_briefing
 from gameplay.models import Game
 from gameplay.selectors import game_state
-from tests.e2e.conftest import PHONE, TABLET, save_screenshots
+from tests.e2e.conftest import PHONE, SCREENS, TABLET, save_screenshots
 from tests.e2e.test_coup_browser import two_phones_at_a_coup_table
 from tests.e2e.test_inside_job_browser import no_horizontal_scroll
 
@@ -52,6 +52,7 @@ def test_a_new_phone_takes_a_bots_seat_over_and_is_briefed_once_and_the_board_sh
         facts = seat_briefing(game, seat)["facts"]
         assert newcomer.locator('[data-test="briefing-fact"]').count() == len(facts)
         assert no_horizontal_scroll(newcomer)
+        newcomer.screenshot(path=str(SCREENS / "briefing-phone-en.png"), scale="css")  # the README's picture
         dismiss = newcomer.locator('[data-test="briefing-dismiss"]')
         assert dismiss.bounding_box()["height"] >= 44  # a thumb's target at 360px
         dismiss.click()

@@ -9,7 +9,7 @@ from engines.base import UNDO
 from engines.registry import get_engine
 from gameplay.models import Game, Move
 from gameplay.selectors import game_state
-from tests.e2e.conftest import TABLET, save_screenshots, tap_and_settle
+from tests.e2e.conftest import SCREENS, TABLET, save_screenshots, tap_and_settle
 from tests.e2e.test_coup_browser import two_phones_at_a_coup_table
 from tests.e2e.test_inside_job_browser import no_horizontal_scroll
 
@@ -40,9 +40,12 @@ def test_a_phone_takes_its_move_back_when_the_other_phone_agrees(browser, server
         agree = other.locator('[data-test="undo-agree"]')
         agree.wait_for(timeout=15000)  # pushed to the other phone
         assert no_horizontal_scroll(other)
+        other.screenshot(path=str(SCREENS / "undo-asked-phone-en.png"), scale="css")  # the README's picture
         tap_and_settle(other, agree)
         board.wait_for_selector('#public-view [data-test="undone-line"]', timeout=15000)
         line = board.inner_text('#public-view [data-test="undone-line"]')
+        mover.wait_for_selector('[data-test="action-income"]', timeout=15000)
+        mover.screenshot(path=str(SCREENS / "undo-done-phone-en.png"), scale="css")
         mover.wait_for_selector('[data-test="action-income"]', timeout=15000)  # their turn again
         assert not mover.locator('[data-test="undo-waiting"]').count()
     except Exception:
