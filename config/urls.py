@@ -83,6 +83,10 @@ urlpatterns = [
     path("t/<code:code>/seat-link/", controls.seat_link_create, name="seat_link_create"),
     path("t/<code:code>/move-me/", controls.move_me, name="move_me"),
     path("s/<str:token>/", controls.seat_link, name="seat_link"),
+    # A seat played on the host's device (pass-and-play): marked, given back, and its blackout page.
+    path("t/<code:code>/host/share/", controls.seat_share, name="seat_share"),
+    path("t/<code:code>/unshare/", controls.seat_unshare, name="seat_unshare"),
+    path("t/<code:code>/seat/<int:index>/", controls.shared_seat, name="shared_seat"),
     path("history/", game.history, name="history"),
     path("g/<int:game_id>/", game.game_detail, name="game_detail"),
     # Groups (members only), their invite links, a player's stats, how ratings work.

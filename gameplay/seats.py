@@ -60,3 +60,45 @@ def moved_away(game: Game, player, devices: dict[str, str] | None) -> bool:
     if player_id is None or seat_index(game, player_id, devices) is not None:
         return False
     return any(s.player_id == player_id and not s.bot and s.device for s in game_seats(game))
+
+
+# ---- A seat played on a shared device (pass-and-play) ----------------------------------------------------------------
+# The host's device keeps ``SHARED_KEY``: {game id: {seat index: device token}} for seats it plays for players
+# without a phone, apart from its own seat. A request acts as one of them only when it says so (``SHARED_HEADER``:
+# "<game>-<seat>", sent by the shared seat's page alone) and the session holds that seat's current token; else it
+# acts as itself.
+
+SHARED_KEY = "shared_seats"
+SHARED_HEADER = "X-Shared-Seat"
+
+
+class NotShared(Exception):
+    """The request names a shared seat this browser does not hold."""
+
+
+def session_shared(session) -> dict[str, dict[str, str]]:
+    """The shared seats' tokens a browser's session holds: {game id: {seat index: token}} (as text)."""
+    shared = session.get(SHARED_KEY) if session is not None else None
+    return shared if isinstance(shared, dict) else {}
+
+
+def shared_token(session, game_id: int, index: int) -> str | None:
+    """The token this session holds for seat ``index`` of game ``game_id``, if any."""
+    seats = session_shared(session).get(str(game_id))
+    token = seats.get(str(index)) if isinstance(seats, dict) else None
+    return token if isinstance(token, str) and token else None
+
+
+def shared_acting(session, header: str | None) -> dict[str, str] | None:
+    """The devices a request acts with when it names a shared seat (``header``), None when it names none.
+
+    Raises NotShared for a malformed header or a seat this session does not hold."""
+    if not header:
+        return None
+    game_id, _, index = header.partition("-")
+    if not (game_id.isdigit() and index.isdigit()):
+        raise NotShared(header)
+    token = shared_token(session, int(game_id), int(index))
+    if token is None:
+        raise NotShared(header)
+    return {game_id: token}

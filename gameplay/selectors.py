@@ -318,5 +318,5 @@ def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
         replaced = any(later["index"] == entry["index"] for later in moves[i + 1:])
         if entry["moved"] or (entry["by_host"] and not replaced and datetime.fromisoformat(entry["at"]) > since):
             notes.append({"index": entry["index"], "by_host": entry["by_host"], "moved": entry["moved"],
-                          "bot": entry.get("bot", False)})
+                          "bot": entry.get("bot", False), "shared": entry.get("shared")})
     return notes[-last:] if last else notes

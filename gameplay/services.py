@@ -606,3 +606,39 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         game.bot_due = bot_due(game.awaiting, game.countdown, bots)
         _changed(game, ["seat_moves", "bot_due"])
         return game, device
+
+
+def seat_share(*, game: Game, index: int) -> str:
+    """The host plays seat ``index`` on their own device for a player without a phone (pass-and-play).
+
+    The seat gets a new device token (its phone, if any, stops showing it at once, as after a seat link) that the
+    host's device keeps apart from its own seat; the whole table is told. Returns the token. Raises GameError for a
+    game that is over, an unknown seat or a bot's seat."""
+    with _locked_game(game.pk) as game:
+        gseat = game.seats.filter(index=index).first()
+        if game.over or gseat is None or gseat.bot:
+            raise GameError(_("That seat cannot be played on this device now."))
+        device = secrets.token_urlsafe(24)
+        GameSeat.objects.filter(pk=gseat.pk).update(device=device)
+        game.handovers.filter(index=index, used=None).update(revoked=True)
+        _note_shared(game, index, shared=True)
+        _changed(game, ["seat_moves"])
+        return device
+
+
+def seat_unshare(*, game: Game, index: int, device: str) -> None:
+    """The host stops playing seat ``index`` on their device (``device``: the token it holds): the seat goes back to
+    its player's own phone; the whole table is told. Raises GameError when the seat is not played there."""
+    with _locked_game(game.pk) as game:
+        gseat = game.seats.filter(index=index).first()
+        if game.over or gseat is None or not device or gseat.device != device:
+            raise GameError(_("That seat is not played on this device."))
+        GameSeat.objects.filter(pk=gseat.pk).update(device="")
+        _note_shared(game, index, shared=False)
+        _changed(game, ["seat_moves"])
+
+
+def _note_shared(game: Game, index: int, *, shared: bool) -> None:
+    """Tell the table (``selectors.handover_notes``) that a seat is now played on the host's device, or back."""
+    game.seat_moves = [*game.seat_moves, {"index": index, "by_host": True, "moved": True, "shared": shared,
+                                          "at": timezone.now().isoformat()}]

@@ -25,6 +25,7 @@ from importlib import import_module
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
 from django.utils import translation
@@ -36,7 +37,7 @@ from gameplay.models import Game, GameNight
 from gameplay.screens import jinja, pieces
 from gameplay.screens.jinja import url_of
 from gameplay.screens.moderator import moderator_context
-from gameplay.seats import game_seats, moved_away, session_devices
+from gameplay.seats import SHARED_HEADER, NotShared, game_seats, moved_away, session_devices, shared_acting
 from gameplay.selectors import (
     game_part,
     game_public_info,
@@ -76,17 +77,32 @@ class Viewer:
     language: str
     base_url: str
     can_post: bool = False
+    shared: bool = False  # a seat played on a shared device (its page asks for it): no tools, not the host
+
 
     def hosts(self, table: Table) -> bool:
         """Whether this viewer hosts ``table``."""
         return self.player_id is not None and self.player_id == table.host_id
 
 
+def request_acting(request: HttpRequest) -> tuple[int | None, dict[str, str], bool]:
+    """Who a request acts as: (player id, devices, shared). A shared seat's page names its seat (``SHARED_HEADER``)
+    and acts as that seat alone, nobody's player; any other request acts as its browser. PermissionDenied (403)
+    for a named seat this browser does not hold."""
+    try:
+        shared = shared_acting(request.session, request.headers.get(SHARED_HEADER))
+    except NotShared as error:
+        raise PermissionDenied("not a seat of this device") from error
+    if shared is not None:
+        return None, shared, True
+    return player_id_of(request=request), session_devices(request.session), False
+
+
 def viewer_of_request(request: HttpRequest) -> Viewer:
     """The viewer of a page or htmx request (its CSRF cookie set for the page's header, as Django does)."""
-    return Viewer(player_id=player_id_of(request=request), devices=session_devices(request.session),
-                  language=translation.get_language(), base_url=lan_base_url(request),
-                  can_post=bool(get_token(request)))
+    player_id, devices, shared = request_acting(request)
+    return Viewer(player_id=player_id, devices=devices, language=translation.get_language(),
+                  base_url=lan_base_url(request), can_post=bool(get_token(request)), shared=shared)
 
 
 _CSRF_CHARS = frozenset(CSRF_ALLOWED_CHARS)
@@ -506,7 +522,7 @@ def phone_parts(now: TableNow, viewer: Viewer) -> tuple[dict, list[Fragment]]:
     parts.append(now.own_part(seat, away, language))
     if seat is not None and "pv-table" in public:
         parts.append(public["pv-table"])
-    if seat is not None or is_host:
+    if (seat is not None and not viewer.shared) or is_host:
         parts.append(now.tools_part(seat, is_host, language))
     if seat is not None:
         parts.append(public["pv-reference"])

@@ -21,10 +21,11 @@ from django.views.decorators.http import require_GET, require_POST
 from gameplay import services
 from gameplay.briefing import owe_briefing
 from gameplay.models import HANDOVER_MINUTES, Game, GameSeat, SeatHandover
-from gameplay.seats import DEVICES_KEY, session_devices
+from gameplay.seats import DEVICES_KEY, SHARED_KEY, game_seats, session_devices, session_shared, shared_token
 from gameplay.selectors import game_public_info, game_seat_of, table_running_game
 from gameplay.web.views import respond
 from lobby import known_tables
+from lobby.context import table_info
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import clean_token
@@ -178,3 +179,66 @@ def seat_link(request: HttpRequest, token: str) -> HttpResponse:
     owe_briefing(request.session, game, device)  # what the seat knows, shown once on this phone's next page
     known_tables.remember(request.session, game.table.code)  # the code-guess limit never refuses it its table
     return redirect("table", code=game.table.code)
+
+
+# ---- A seat played on the host's device (pass-and-play) --------------------------------------------------------------
+
+def _seat_number(request: HttpRequest) -> int | None:
+    """The ``seat`` field as a seat index, or None when it is not a number."""
+    value = request.POST.get("seat", "")
+    return int(value) if value.isdigit() else None
+
+
+@require_POST
+def seat_share(request: HttpRequest, code: str) -> HttpResponse:
+    """The host plays a seat (``seat``) on this device for a player without a phone; announced to the table."""
+    table = host_table(request, code)
+    game = table_running_game(table)
+    index = _seat_number(request)
+    if index is None:
+        return HttpResponse(_("Bad seat."), status=400)
+    if game is None:
+        return _no_game(request, table)
+    held = shared_token(request.session, game.pk, index)
+    if held is not None and any(s.index == index and s.device == held for s in game_seats(game)):
+        return redirect("shared_seat", code=table.code, index=index)  # this device plays it already
+    try:
+        device = services.seat_share(game=game, index=index)
+    except services.GameError as error:
+        return _back(request, table, str(error))
+    shared = session_shared(request.session)
+    request.session[SHARED_KEY] = {str(game.pk): {**shared.get(str(game.pk), {}), str(index): device}}
+    return redirect("shared_seat", code=table.code, index=index)
+
+
+@require_POST
+def seat_unshare(request: HttpRequest, code: str) -> HttpResponse:
+    """This device stops playing a seat (``seat``) it holds: the seat goes back to its player's phone."""
+    table = table_or_404(request, code)
+    game = table_running_game(table)
+    index = _seat_number(request)
+    token = shared_token(request.session, game.pk, index) if game is not None and index is not None else None
+    if game is None or index is None or token is None:
+        return respond(request, table, _("That seat is not played on this device."), 403)
+    try:
+        services.seat_unshare(game=game, index=index, device=token)
+    except services.GameError as error:
+        return _back(request, table, str(error))
+    seats = {k: v for k, v in session_shared(request.session).get(str(game.pk), {}).items() if k != str(index)}
+    request.session[SHARED_KEY] = {str(game.pk): seats}
+    return _back(request, table)
+
+
+@require_GET
+def shared_seat(request: HttpRequest, code: str, index: int) -> HttpResponse:
+    """A seat played on this device: a blackout that asks to pass the device to its player; their screen only while
+    they hold (fetched then, never in this page). 403 for a device that does not hold the seat."""
+    table = table_or_404(request, code)
+    game = table_running_game(table)
+    token = shared_token(request.session, game.pk, index) if game is not None else None
+    gseat = next((s for s in game_seats(game) if s.index == index), None) if game is not None else None
+    if game is None or gseat is None or token is None or gseat.device != token:
+        return render(request, "lobby/message.html", {"message": _("That seat is not played on this device.")},
+                      status=403)
+    return render(request, "gameplay/shared_seat.html", {
+        "table": table_info(table), "name": gseat.name, "index": index, "key": f"{game.pk}-{index}"})

@@ -11,13 +11,12 @@ from django.views.decorators.http import require_POST
 
 from gameplay import undo
 from gameplay.models import Game
-from gameplay.seats import session_devices
+from gameplay.screens.table import request_acting
 from gameplay.services import MoveRefused
 from gameplay.web.controls import _back, _running_game_verb
 from gameplay.web.forms import BadMoveForm
 from gameplay.web.views import refusal_answer, respond
 from lobby.models import Table
-from lobby.services import player_id_of
 from lobby.views import table_or_404
 
 ANSWERS = {"agree": True, "refuse": False}
@@ -47,8 +46,8 @@ def undo_ask(request: HttpRequest, code: str) -> HttpResponse:
     """A phone asks the table to take back its last move (``seq``: that move's place in the log)."""
     table = table_or_404(request, code)
     try:
-        undo.undo_ask(table_id=table.pk, player=player_id_of(request=request), seq=_number(request.POST, "seq"),
-                      devices=session_devices(request.session))
+        player, devices, _shared = request_acting(request)
+        undo.undo_ask(table_id=table.pk, player=player, seq=_number(request.POST, "seq"), devices=devices)
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
@@ -61,8 +60,8 @@ def undo_answer(request: HttpRequest, code: str) -> HttpResponse:
     table = table_or_404(request, code)
     try:
         request_id, agree = _answer(request.POST)
-        undo.undo_answer(table_id=table.pk, player=player_id_of(request=request), request_id=request_id,
-                         agree=agree, devices=session_devices(request.session))
+        player, devices, _shared = request_acting(request)
+        undo.undo_answer(table_id=table.pk, player=player, request_id=request_id, agree=agree, devices=devices)
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)

@@ -37,9 +37,10 @@ from gameplay.screens.table import (
     moderator_screen,
     phone_screen,
     phone_tag,
+    request_acting,
     viewer_of_request,
 )
-from gameplay.seats import session_devices
+from gameplay.seats import SHARED_HEADER
 from gameplay.selectors import (
     game_context,
     game_replay_context,
@@ -66,7 +67,6 @@ from gameplay.web.forms import BadMoveForm, read_move_form
 from lobby import notify
 from lobby.context import table_info
 from lobby.models import Table
-from lobby.services import player_id_of
 from lobby.views import table_or_404
 
 logger = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def _cacheable(response: HttpResponse, tag: str | None) -> HttpResponse:
     if tag is not None and response.status_code == 200:
         response["ETag"] = tag
         response["Cache-Control"] = "private, no-cache"
-        patch_vary_headers(response, ["HX-Request", "Cookie"])
+        patch_vary_headers(response, ["HX-Request", "Cookie", SHARED_HEADER])
     return response
 
 
@@ -202,11 +202,13 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     table = table_or_404(request, code)
     try:
         form = read_move_form(request.POST)
-        # An htmx move is answered with the panel it made: its own socket is sent the number alone.
-        with notify.answering(request.session.session_key if request.htmx else None):
+        player, devices, shared = request_acting(request)
+        # An htmx move is answered with the panel it made: its own socket is sent the number alone (a shared
+        # seat's page has no socket: the device's own page gets its push as usual).
+        with notify.answering(request.session.session_key if request.htmx and not shared else None):
             result = services.move_submit(
-                table_id=table.pk, player=player_id_of(request=request), version=form.version, move_id=form.move_id,
-                action=form.action, window=form.window, devices=session_devices(request.session),
+                table_id=table.pk, player=player, version=form.version, move_id=form.move_id,
+                action=form.action, window=form.window, devices=devices,
             )
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
@@ -223,8 +225,8 @@ def wait(request: HttpRequest, code: str) -> HttpResponse:
     """A seat asks the open silent window for more time (once per window; every seat alike)."""
     table = table_or_404(request, code)
     try:
-        services.window_wait(table_id=table.pk, player=player_id_of(request=request),
-                             devices=session_devices(request.session))
+        player, devices, _shared = request_acting(request)
+        services.window_wait(table_id=table.pk, player=player, devices=devices)
     except MoveRefused as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
