@@ -270,6 +270,7 @@ class Engine(Protocol):
     minority: tuple[str, str] | None
     template_filters: Mapping[str, Callable[..., Any]]
     template_tags: Mapping[str, Callable[..., Any]]
+    mark_shapes: Mapping[str, str]
 
     def default_options(self) -> JSONDict: ...
     def check_options(self, options: JSONDict, players: int | None) -> None: ...
@@ -339,6 +340,9 @@ class BaseEngine:
     # (gameplay's game_tags registers every game's; no two games may use one name).
     template_filters: ClassVar[Mapping[str, Callable[..., Any]]] = {}
     template_tags: ClassVar[Mapping[str, Callable[..., Any]]] = {}
+    # The shape of each mark the game's templates draw with ``mark(kind)`` (gameplay's ``marks``): a side, team,
+    # vote or result told apart without colour. Shapes: circle, triangle, square, diamond, star, check, cross.
+    mark_shapes: ClassVar[Mapping[str, str]] = {}
 
     def public_parts(self, view: JSONDict, seats: Sequence[JSONDict],
                      ended_views: Sequence[JSONDict] | None) -> dict[str, JSONDict]:

@@ -53,6 +53,7 @@ class CoupEngine(BaseEngine):
                                     "variants"})
 
     # What the web layer shows beside the views (presentation.py).
+    mark_shapes = presentation.MARK_SHAPES
     figures = presentation.FIGURES
     reference = staticmethod(presentation.reference)
     public_parts = staticmethod(presentation.public_parts)

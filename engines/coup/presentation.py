@@ -255,3 +255,7 @@ def exchange_choices(view: JSONDict) -> list[JSONDict]:
 
 # What the game's templates call (``{% exchange_choices view as choices %}``).
 TEMPLATE_TAGS = {"exchange_choices": exchange_choices}
+
+
+# Marks beside the words (``mark(kind)``): the factions.
+MARK_SHAPES = {"monarchist": "square", "populist": "diamond"}

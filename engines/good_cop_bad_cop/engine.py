@@ -44,6 +44,7 @@ class GoodCopBadCopEngine(BaseEngine):
                                     "picks", "revive", "outcome"})
 
     # What the web layer shows beside the views (presentation.py).
+    mark_shapes = presentation.MARK_SHAPES
     minority = presentation.MINORITY
     reference = staticmethod(presentation.reference)
     seat_role = staticmethod(presentation.seat_role)

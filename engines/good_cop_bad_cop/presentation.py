@@ -176,3 +176,7 @@ def revealed_cards(view: JSONDict, ended_views: Sequence[JSONDict] | None, i: in
     if not shown:
         return None
     return [{"name": (card.get("name") if isinstance(card, dict) else None) or card, "face_up": True} for card in shown]
+
+
+# Marks beside the words (``mark(kind)``): integrity cards and teams (the leaders a star and a diamond).
+MARK_SHAPES = {"honest": "circle", "crooked": "triangle", "both": "triangle", "agent": "star", "kingpin": "diamond"}

@@ -43,6 +43,7 @@ class GoodCopBadCopHealthEngine(BaseEngine):
                                     "log", "moves", "own", "variant", "outcome", "reveal"})
 
     # What the web layer shows beside the views (presentation.py).
+    mark_shapes = presentation.MARK_SHAPES
     minority = presentation.MINORITY
     reference = staticmethod(presentation.reference)
     public_parts = staticmethod(presentation.public_parts)

@@ -137,3 +137,7 @@ def seat_role(outcome: JSONDict, seat: int) -> str | None:
 def is_minority(view: JSONDict, seat: int) -> bool:
     """A seat whose own identity is a Bad Cop."""
     return bool(view.get("identity") == "bad")
+
+
+# Marks beside the words (``mark(kind)``): identities.
+MARK_SHAPES = {"good": "circle", "bad": "triangle", "wanted": "square"}

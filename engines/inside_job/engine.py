@@ -29,6 +29,7 @@ class InsideJobEngine(BaseEngine):
                                     "team_size", "outcome"})
 
     # What the web layer shows beside the views (presentation.py).
+    mark_shapes = presentation.MARK_SHAPES
     figures = presentation.FIGURES
     private_figures = presentation.PRIVATE_FIGURES
     minority = presentation.MINORITY

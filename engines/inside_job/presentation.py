@@ -312,3 +312,8 @@ def log_part(log: Sequence[JSONDict], names: list[str]) -> JSONDict:
 # ``ij_track(part, language_bidi())``).
 TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {"mission_cards": mission_cards, "ij_outcome": outcome_part}
 TEMPLATE_TAGS = {"ij_track": track}
+
+
+# Marks beside the words (``mark(kind)``): the sides, a vote, a mission's result.
+MARK_SHAPES = {"agents": "circle", "traitors": "triangle", "approve": "check", "reject": "cross",
+               "success": "check", "fail": "cross"}

@@ -10,20 +10,10 @@ from __future__ import annotations
 
 from django.utils.safestring import SafeString
 
-# One shape per kind; two kinds that a screen shows side by side never share one.
-SHAPES: dict[str, str] = {
-    # Inside Job: the sides, a vote, a mission's result.
-    "agents": "circle", "traitors": "triangle",
-    "approve": "check", "reject": "cross",
-    "success": "check", "fail": "cross",
-    # Good Cop Bad Cop: integrity cards and teams (the leaders a star and a diamond).
-    "honest": "circle", "crooked": "triangle", "both": "triangle",
-    "agent": "star", "kingpin": "diamond",
-    # Health edition: identities.
-    "good": "circle", "bad": "triangle", "wanted": "square",
-    # Coup: the factions.
-    "monarchist": "square", "populist": "diamond",
-}
+from engines.registry import ENGINES
+
+# One shape per kind, from each game's ``mark_shapes``; two kinds that a screen shows side by side never share one.
+SHAPES: dict[str, str] = {kind: shape for engine in ENGINES.values() for kind, shape in engine.mark_shapes.items()}
 
 _DRAWN = {
     "circle": '<circle cx="8" cy="8" r="6.5"/>',
