@@ -49,6 +49,7 @@ class Socket:
     csrf_secret: str
     url: str
     sent: dict[str, str] = field(default_factory=dict)
+    framed: int = 0  # the newest revision a frame was drawn at for this socket (pushes and move answers alike)
 
 
 class TableRound:
@@ -65,13 +66,19 @@ class TableRound:
         ``f``: the fragments whose tag moved since this socket was last sent them (or the whole panel, under
         its root id, when its shape changed: a game starts or ends, the lobby); ``t``: the tags of all the
         screen's fragments, so its page can tell whether it holds the rest (else it refetches). The number
-        alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie.
+        alone when the page must ask for itself: its session is gone, or a phone without a CSRF cookie; or when a
+        frame of this revision or a newer one was drawn for this socket already (the page holds that one).
         ``viewer``: the socket's viewer, just read from its session (``viewers_of_sessions``; None: the session is
         gone).
         """
         if viewer is None or (socket.kind == "phone" and not viewer.can_post):
             socket.sent = {}
             return {"v": self.revision}
+        if self.revision <= socket.framed:
+            # Its page holds a frame of this revision or a newer one (a move's answer drawn while a push was waiting
+            # for the database thread): it would drop this frame, so ``sent`` must not count it. The number alone.
+            return {"v": self.revision}
+        socket.framed = self.revision
         with speaking(viewer.language):
             if socket.kind == "board":
                 return self._changed(socket, [self.now.board_fragment(viewer), moderator_part(self.now, viewer)])
