@@ -481,7 +481,11 @@ class Hub:
             if consumer.screen is None or (answered and consumer.screen.kind == "phone" and
                                            notify.session_digest(consumer.screen.session_key) == answered):
                 # The number alone: a page that asks for itself, or a phone whose own move made the revision and
-                # whose POST's answer holds the panel (if that answer was lost, the number makes it refetch).
+                # whose POST's answer holds the panel (if that answer was lost, the number makes it refetch). That
+                # panel was drawn by the POST, not for this socket: its next frame sends every part again, or a part
+                # the move changed and the next move changes back (its undo offer) would be one it does not hold.
+                if consumer.screen is not None:
+                    consumer.screen.sent = {}
                 await self._send(consumer, jsontext.text({"v": revision}))
             else:
                 framed.append(consumer)

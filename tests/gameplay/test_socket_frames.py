@@ -274,3 +274,49 @@ def test_the_push_names_the_answered_session_by_a_digest_on_every_process():
     with notify.answering(key):
         assert notify._answering.get() == digest
     assert notify._answering.get() == ""
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_movers_next_frame_fits_the_panel_its_post_answered(redis_layer, table_with):
+    """A page holds the panel its POST answered, which no frame drew: the next push (another seat's move, which takes
+    that page's undo offer away again) applies to that panel as table.js applies it, and shows what a GET would, with
+    no refetch."""
+    table, people = await sync_to_async(table_with)(5)
+    game = await sync_to_async(start)(table, people[0])
+    for person in people:
+        await sync_to_async(person.get)(f"/t/{table.code}/")
+    (leader,) = await sync_to_async(awaited_movers)(game)
+    voter = next(seat for seat in range(5) if seat != leader)
+    mine = socket(table.code, people[voter])
+    known = await opened(mine)
+
+    async def post(seat: int):
+        data = await sync_to_async(move_data)(game, (await sync_to_async(legal)(game, seat))[0])
+        return await sync_to_async(people[seat].htmx_post)(f"/t/{table.code}/move/", data)
+
+    await post(leader)  # the team: this socket is sent its panel
+    known = (await frame_after(mine, known))["v"]
+    answer = await post(voter)  # its vote, answered with its panel (and the offer to take it back)
+    assert answer.status_code == 200 and 'data-test="undo-ask"' in answer.content.decode()
+    assert await frame_after(mine, known) == {"v": known + 1}
+    await post(next(seat for seat in await sync_to_async(awaited_movers)(game) if seat != voter))
+    page = apply_frame(answer.content.decode(), await frame_after(mine, known + 1))
+    assert page is not None  # else table.js would have had to refetch
+    assert normalized(page.encode()) == normalized(await sync_to_async(htmx_get)(people[voter], f"/t/{table.code}/"))
+    await mine.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_frame_older_than_one_drawn_for_the_socket_is_its_number_alone(table_with):
+    """A move's answer and a push drawn for one socket in either order: the second of one revision (or the older) is
+    the number alone, and what the socket is counted as holding stays the first one's."""
+    table, people = table_with(5)
+    start(table, people[0])
+    people[0].get(f"/t/{table.code}/")
+    one = pushes.Socket(kind="phone", session_key=people[0].client.cookies["sessionid"].value, language="en",
+                        csrf_secret=people[0].client.cookies["csrftoken"].value, url="http://testserver")
+    table.refresh_from_db()
+    assert pushes.push_frame(table.pk, table.code, table.revision, one)["f"]
+    held = dict(one.sent)
+    assert pushes.push_frame(table.pk, table.code, table.revision, one) == {"v": table.revision}
+    assert one.sent == held
