@@ -397,6 +397,11 @@ class TableNow:
                                             ctx.get("ended_views")])
         return self._own[key]
 
+    @cached_property
+    def _undo_urls(self) -> dict[str, str]:
+        """Where a phone asks to take its move back and answers a request (the same for every seat)."""
+        return {"ask_url": url_of("undo_ask", self.table.code), "answer_url": url_of("undo_answer", self.table.code)}
+
     def undo_part(self, seat: int, language: str) -> Fragment:
         """A seat's undo by consent (``pv-undo``: take its last move back, or answer a request), made once per seat and
         language: public facts only (who asks, the move's public log lines, who is still to answer)."""
@@ -405,7 +410,7 @@ class TableNow:
             board = self.game_ctx(None)
             self._own[key] = Fragment("pv-undo", "gameplay/_undo.jinja", {
                 "undo": phone_undo(self.game, seat), "names": board["names"], "log_template": board["log_template"],
-                "ask_url": url_of("undo_ask", self.table.code), "answer_url": url_of("undo_answer", self.table.code),
+                **self._undo_urls,
             }, language=language)
         return self._own[key]
 
