@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import start
-from tests.e2e.conftest import TABLET, save_screenshots
+from tests.e2e.conftest import SCREENS, TABLET, save_screenshots
 from tests.gameplay.helpers import legal, move_data
 
 pytestmark = pytest.mark.e2e
@@ -32,6 +32,7 @@ def test_a_tablet_plays_a_seat_without_a_phone_behind_a_blackout(browser, server
         assert tablet.locator('[data-test="pass-cover"]').is_visible()
         assert "Pass the device to P2" in tablet.inner_text('[data-test="pass-to"]')
         assert tablet.locator("[data-secret-summary]").count() == 0 and tablet.locator("#pass-panel > *").count() == 0
+        tablet.screenshot(path=str(SCREENS / "pass-and-play-tablet-en.png"), scale="css")  # the README's picture
         hold = tablet.locator('[data-test="pass-hold"]').bounding_box()
         tablet.mouse.move(hold["x"] + hold["width"] / 2, hold["y"] + hold["height"] / 2)
         tablet.mouse.down()
