@@ -324,7 +324,7 @@ def move_submit(
             game_id = game.pk
             seat = _seat_of(game, player, bot_seat, devices)
             try:
-                return _move(game, seat, version, move_id, action, window)
+                return _move(game, seat, version, move_id, action, window, by_bot=bot_seat is not None)
             except MoveRefused:
                 # A double tap repeats the first answer, never the move: asked only when refused.
                 first = _already_played(game_id, seat, move_id)
@@ -348,7 +348,8 @@ def _already_played(game_id: int, seat: int | None, move_id: str | None) -> Move
     return None if seq is None else MoveResult(seq, duplicate=True)
 
 
-def _move(game: Game, seat: int, version: int | None, move_id: str | None, action: object, window: str) -> MoveResult:
+def _move(game: Game, seat: int, version: int | None, move_id: str | None, action: object, window: str,
+          by_bot: bool = False) -> MoveResult:
     """Judge and record one move on the locked game row (see :func:`move_submit`)."""
     if game.over:
         raise GameOver("the game is over")
@@ -374,7 +375,9 @@ def _move(game: Game, seat: int, version: int | None, move_id: str | None, actio
     # repeated move id of this seat fails the unique constraint: see move_submit.
     seq = game.version + 1
     insert(Move(game=game, seq=seq, seat=seat, action=action, client_move_id=move_id or None))
-    undo_fields = _undo_after(game, _undo_point(engine, game, seat, action, before, state))
+    # A bot never asks to take its move back: its move is not judged for it (a view of every seat, twice).
+    point = None if by_bot else _undo_point(engine, game, seat, action, before, state)
+    undo_fields = _undo_after(game, point)
     revision = _changed(game, [*_advance(game, step, timezone.now()), *undo_fields])
     return MoveResult(seq, game=game, revision=revision)
 
@@ -550,7 +553,7 @@ def seat_handover_create(*, game: Game, index: int, by_host: bool) -> SeatHandov
             _check_phone_gone(game, gseat)
         game.handovers.filter(index=index, used=None).update(revoked=True)
         link = SeatHandover.objects.create(token=secrets.token_urlsafe(24), game=game, index=index, by_host=by_host)
-        _note_seat_move(game, link, moved=False, bot=bool(gseat.bot))
+        _note_seat_move(game, index, by_host=by_host, moved=False, **({"bot": True} if gseat.bot else {}))
         if by_host:
             _changed(game, ["seat_moves"])  # the board announces the rescue link
         else:
@@ -570,11 +573,11 @@ def _check_phone_gone(game: Game, gseat: GameSeat) -> None:
         )
 
 
-def _note_seat_move(game: Game, link: SeatHandover, *, moved: bool, bot: bool = False) -> None:
-    """Keep on the game row what the table is told of seats moving (``selectors.handover_notes``); ``bot``: a person
-    takes over a bot's seat."""
-    game.seat_moves = [*game.seat_moves, {"index": link.index, "by_host": link.by_host, "moved": moved,
-                                          "at": timezone.now().isoformat(), **({"bot": True} if bot else {})}]
+def _note_seat_move(game: Game, index: int, *, by_host: bool, moved: bool, **flags: bool) -> None:
+    """Keep on the game row what the table is told of seats moving (``selectors.handover_notes``); ``flags``: ``bot``
+    (a person takes over a bot's seat), ``shared`` (the seat is played on the host's device, or back)."""
+    game.seat_moves = [*game.seat_moves, {"index": index, "by_host": by_host, "moved": moved,
+                                          "at": timezone.now().isoformat(), **flags}]
 
 
 def seat_handover_claim(*, token: str) -> tuple[Game, str]:
@@ -601,7 +604,7 @@ def seat_handover_claim(*, token: str) -> tuple[Game, str]:
         GameSeat.objects.filter(game=game, index=link.index).update(device=device, bot="")
         link.used = now
         link.save(update_fields=["used"])
-        _note_seat_move(game, link, moved=True, bot=from_bot)
+        _note_seat_move(game, link.index, by_host=link.by_host, moved=True, **({"bot": True} if from_bot else {}))
         bots = set(game.seats.exclude(bot="").values_list("index", flat=True))
         game.bot_due = bot_due(game.awaiting, game.countdown, bots)
         _changed(game, ["seat_moves", "bot_due"])
@@ -621,7 +624,7 @@ def seat_share(*, game: Game, index: int) -> str:
         device = secrets.token_urlsafe(24)
         GameSeat.objects.filter(pk=gseat.pk).update(device=device)
         game.handovers.filter(index=index, used=None).update(revoked=True)
-        _note_shared(game, index, shared=True)
+        _note_seat_move(game, index, by_host=True, moved=True, shared=True)
         _changed(game, ["seat_moves"])
         return device
 
@@ -634,11 +637,6 @@ def seat_unshare(*, game: Game, index: int, device: str) -> None:
         if game.over or gseat is None or not device or gseat.device != device:
             raise GameError(_("That seat is not played on this device."))
         GameSeat.objects.filter(pk=gseat.pk).update(device="")
-        _note_shared(game, index, shared=False)
+        _note_seat_move(game, index, by_host=True, moved=True, shared=False)
         _changed(game, ["seat_moves"])
 
-
-def _note_shared(game: Game, index: int, *, shared: bool) -> None:
-    """Tell the table (``selectors.handover_notes``) that a seat is now played on the host's device, or back."""
-    game.seat_moves = [*game.seat_moves, {"index": index, "by_host": True, "moved": True, "shared": shared,
-                                          "at": timezone.now().isoformat()}]

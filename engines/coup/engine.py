@@ -178,8 +178,9 @@ class CoupEngine(BaseEngine):
     def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
         """The generic rule (``BaseEngine.undoable``) and Coup's own: only a claim, an answer, a block, a challenge
         or an examiner's decision that turned no card face up and drew none (``legal.undoable``)."""
-        return (super().undoable(before, seat, action, after)
-                and legal.undoable(coup(before), seat, cast(Action, action), coup(after)))
+        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        return (legal.undoable(coup(before), seat, cast(Action, action), coup(after))
+                and super().undoable(before, seat, action, after))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action the seat may play now."""

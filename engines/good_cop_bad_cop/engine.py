@@ -103,8 +103,9 @@ class GoodCopBadCopEngine(BaseEngine):
     def undoable(self, before: State, seat: int, action: dict[str, Any], after: State) -> bool:
         """The generic rule (``BaseEngine.undoable``) and this game's own: an arrangement, an Arm, a Shoot, an aim
         or the end of a turn that fired nothing (``legal.undoable``)."""
-        return (super().undoable(before, seat, action, after)
-                and legal.undoable(game(before), seat, cast(Action, action), game(after)))
+        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        return (legal.undoable(game(before), seat, cast(Action, action), game(after))
+                and super().undoable(before, seat, action, after))
 
     def awaiting(self, state: State) -> set[int]:
         """Seats the game waits for."""

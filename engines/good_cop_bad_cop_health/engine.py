@@ -88,8 +88,9 @@ class GoodCopBadCopHealthEngine(BaseEngine):
     def undoable(self, before: State, seat: int, action: dict[str, Any], after: State) -> bool:
         """The generic rule (``BaseEngine.undoable``) and this game's own: keeping an identity, a Shoot that
         eliminates nobody, the end of a turn (``legal.undoable``)."""
-        return (super().undoable(before, seat, action, after)
-                and legal.undoable(_typed(before), seat, cast(Action, action), _typed(after)))
+        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        return (legal.undoable(_typed(before), seat, cast(Action, action), _typed(after))
+                and super().undoable(before, seat, action, after))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete move ``seat`` may make now."""

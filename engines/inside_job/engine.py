@@ -99,8 +99,9 @@ class InsideJobEngine(BaseEngine):
     def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
         """The generic rule (``BaseEngine.undoable``) and Inside Job's own: a proposal, or a vote or a mission card
         that did not complete its round (``legal.undoable``)."""
-        return (super().undoable(before, seat, action, after)
-                and legal.undoable(_typed(before), seat, cast(Action, action), _typed(after)))
+        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        return (legal.undoable(_typed(before), seat, cast(Action, action), _typed(after))
+                and super().undoable(before, seat, action, after))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action this seat may take now ([] when it has nothing to do)."""
