@@ -287,7 +287,8 @@ class Engine(Protocol):
     def window(self, state: State) -> str | None: ...
     def countdown(self, state: State) -> int | None: ...
     def on_timeout(self, state: State) -> State: ...
-    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool: ...
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State, *,
+                 every_view: bool = True) -> bool: ...
     def replay(self, state: State, moves: Moves) -> State: ...
     def replay_checked(self, state: State, moves: Moves) -> State: ...
     def outcome(self, state: State) -> JSONDict | None: ...
@@ -450,7 +451,7 @@ class BaseEngine:
     # ``undoable`` lets them change for a seat other than the mover (a declaration gives them a challenge to answer).
     prompt_keys: frozenset[str] = frozenset()
 
-    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State, *, every_view: bool = True) -> bool:
         """Whether ``seat``'s ``action``, which took ``before`` to ``after`` (``apply``), may be taken back: it revealed
         nothing to anyone, so the table may return to ``before`` and no one has seen what that would hide.
 
@@ -462,6 +463,9 @@ class BaseEngine:
         view (what differs from the board's, but its ``prompt_keys``) gained anything (``gained_nothing``): nobody
         else learned anything for themself. The mover's own choice (a hidden vote, the order of their own cards)
         may stay with them.
+
+        ``every_view=False`` judges all but the last (no view is built): what a table may offer after every move,
+        cheaply; the whole rule is judged again when the mover asks (``gameplay.undo.undo_ask``).
         """
         if self.outcome(before) is not None or self.outcome(after) is not None:
             return False
@@ -470,6 +474,8 @@ class BaseEngine:
         entries = new_entries(before, after)
         if entries is None or any(entry.get("private") for entry in entries):
             return False
+        if not every_view:
+            return True
         board_before, board_after = self.view(before, None), self.view(after, None)
         ignored = {"seat", "legal", "log", *self.prompt_keys}
         for other in range(self.seat_count(before)):

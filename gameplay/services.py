@@ -384,9 +384,10 @@ def _move(game: Game, seat: int, version: int | None, move_id: str | None, actio
 
 def _undo_point(engine, game: Game, seat: int, action: dict, before, after) -> dict | None:
     """The move about to be logged as the table may take it back (``Game.undo_point``), or None where the engine
-    says it revealed something (``Engine.undoable``); an engine failing on the question answers None (logged)."""
+    says it revealed something (``Engine.undoable`` without building every seat's view, twice: that last part is
+    judged when the mover asks, ``gameplay.undo.undo_ask``); an engine failing on the question answers None (logged)."""
     try:
-        if not engine.undoable(before, seat, action, after):
+        if not engine.undoable(before, seat, action, after, every_view=False):
             return None
     except Exception:
         logger.exception("engine %s failed judging an undo in game %s (not undoable)", game.engine, game.pk)

@@ -11,6 +11,7 @@ worker's clock); any other move voids it. Nothing changes then. Every write here
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from django.utils import timezone
@@ -19,6 +20,7 @@ from engines.base import UNDO
 from engines.registry import get_engine
 from gameplay.models import Game, Move
 from gameplay.seats import game_seats
+from gameplay.selectors import game_state
 from gameplay.services import (
     GameOver,
     MoveRefused,
@@ -31,6 +33,8 @@ from gameplay.services import (
 )
 from infra.prepared import insert
 from lobby.models import Player
+
+logger = logging.getLogger(__name__)
 
 # How long the table has to answer a request (seconds): long enough to look up from the cards, short enough that
 # the game does not stall on a phone left face down.
@@ -92,15 +96,41 @@ def undo_ask(*, table_id: int, player: Player | int | None, seq: int, devices: d
         previous = game.undo_request or {}
         if previous.get("seq") == seq:
             raise NotUndoable("this move was asked for already")
-        moderated = game.moderator_id is not None
-        asked = [] if moderated else [s.index for s in game_seats(game) if s.index != seat]
-        game.undo_request = {"id": int(previous.get("id", 0)) + 1, "seq": seq, "seat": seat, "lines": point["lines"],
-                             "asked": asked, "agreed": [], "moderated": moderated, "version": game.version,
-                             "status": "open", "by": None}
-        game.undo_deadline = timezone.now() + timedelta(seconds=UNDO_SECONDS)
-        game.bot_due = game.bot_due or not _bots(game).isdisjoint(asked)
-        _changed(game, ["undo_request", "undo_deadline", "bot_due"])
-        return game.undo_request
+        if not _revealed_nothing(game, seq, seat):  # the offer goes (pushed): this move cannot be taken back
+            game.undo_point = None
+            _changed(game, ["undo_point"])
+        else:
+            return _open_request(game, seq, seat, previous)
+    raise NotUndoable("that move showed another seat something")
+
+
+def _open_request(game: Game, seq: int, seat: int, previous: dict) -> dict:
+    """Ask the table (the other seats, or the moderator alone) to take back ``seat``'s move ``seq``."""
+    point = game.undo_point
+    moderated = game.moderator_id is not None
+    asked = [] if moderated else [s.index for s in game_seats(game) if s.index != seat]
+    game.undo_request = {"id": int(previous.get("id", 0)) + 1, "seq": seq, "seat": seat, "lines": point["lines"],
+                         "asked": asked, "agreed": [], "moderated": moderated, "version": game.version,
+                         "status": "open", "by": None}
+    game.undo_deadline = timezone.now() + timedelta(seconds=UNDO_SECONDS)
+    game.bot_due = game.bot_due or not _bots(game).isdisjoint(asked)
+    _changed(game, ["undo_request", "undo_deadline", "bot_due"])
+    return game.undo_request
+
+
+def _revealed_nothing(game: Game, seq: int, seat: int) -> bool:
+    """The whole of ``Engine.undoable`` for the latest move (``seq``, by ``seat``): the move may be taken back only if
+    no other seat's own view gained anything by it. ``services.move_submit`` judged the rest cheaply as it was played;
+    this part builds every seat's view before and after, so it is judged when (rarely) the mover asks. An engine
+    failing on the question answers no (logged)."""
+    engine = get_engine(game.engine)
+    moves = list(game.moves.order_by("seq").values_list("seat", "action"))
+    start = engine.setup(game.players, game.options, int(game.seed))
+    try:
+        return engine.undoable(engine.replay(start, moves[:-1]), seat, moves[-1][1], game_state(game))
+    except Exception:
+        logger.exception("engine %s failed judging an undo in game %s (not undoable)", game.engine, game.pk)
+        return False
 
 
 def undo_answer(*, game_id: int | None = None, table_id: int | None = None, player: Player | int | None,

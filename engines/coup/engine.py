@@ -175,12 +175,12 @@ class CoupEngine(BaseEngine):
     # A seat's step and its buttons' figures: another seat's move may give it an answer to make (engine.undoable).
     prompt_keys = frozenset({"my_phase", "must_coup", "embezzle_gain"})
 
-    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State, *, every_view: bool = True) -> bool:
         """The generic rule (``BaseEngine.undoable``) and Coup's own: only a claim, an answer, a block, a challenge
         or an examiner's decision that turned no card face up and drew none (``legal.undoable``)."""
-        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        # The game's own rule first: it reads the move alone, the generic one (with every_view) every seat's view twice.
         return (legal.undoable(coup(before), seat, cast(Action, action), coup(after))
-                and super().undoable(before, seat, action, after))
+                and super().undoable(before, seat, action, after, every_view=every_view))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action the seat may play now."""

@@ -100,12 +100,13 @@ class GoodCopBadCopEngine(BaseEngine):
     # A seat's step and its buttons: another seat's move may give it one to take (engine.undoable).
     prompt_keys = frozenset({"step", "playable", "picks", "revive"})
 
-    def undoable(self, before: State, seat: int, action: dict[str, Any], after: State) -> bool:
+    def undoable(self, before: State, seat: int, action: dict[str, Any], after: State, *,
+                 every_view: bool = True) -> bool:
         """The generic rule (``BaseEngine.undoable``) and this game's own: an arrangement, an Arm, a Shoot, an aim
         or the end of a turn that fired nothing (``legal.undoable``)."""
-        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        # The game's own rule first: it reads the move alone, the generic one (with every_view) every seat's view twice.
         return (legal.undoable(game(before), seat, cast(Action, action), game(after))
-                and super().undoable(before, seat, action, after))
+                and super().undoable(before, seat, action, after, every_view=every_view))
 
     def awaiting(self, state: State) -> set[int]:
         """Seats the game waits for."""

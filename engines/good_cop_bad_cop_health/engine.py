@@ -85,12 +85,13 @@ class GoodCopBadCopHealthEngine(BaseEngine):
     # A seat's step and its moves' buttons: another seat's move may give it its turn (engine.undoable).
     prompt_keys = frozenset({"step", "moves"})
 
-    def undoable(self, before: State, seat: int, action: dict[str, Any], after: State) -> bool:
+    def undoable(self, before: State, seat: int, action: dict[str, Any], after: State, *,
+                 every_view: bool = True) -> bool:
         """The generic rule (``BaseEngine.undoable``) and this game's own: keeping an identity, a Shoot that
         eliminates nobody, the end of a turn (``legal.undoable``)."""
-        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        # The game's own rule first: it reads the move alone, the generic one (with every_view) every seat's view twice.
         return (legal.undoable(_typed(before), seat, cast(Action, action), _typed(after))
-                and super().undoable(before, seat, action, after))
+                and super().undoable(before, seat, action, after, every_view=every_view))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete move ``seat`` may make now."""

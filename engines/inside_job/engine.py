@@ -96,12 +96,12 @@ class InsideJobEngine(BaseEngine):
         return cast(State, rules.deal(players, options, seed))
 
     # ----- queries -------------------------------------------------------------------
-    def undoable(self, before: State, seat: int, action: JSONDict, after: State) -> bool:
+    def undoable(self, before: State, seat: int, action: JSONDict, after: State, *, every_view: bool = True) -> bool:
         """The generic rule (``BaseEngine.undoable``) and Inside Job's own: a proposal, or a vote or a mission card
         that did not complete its round (``legal.undoable``)."""
-        # The game's own rule first: it reads the move alone, the generic one every seat's view twice.
+        # The game's own rule first: it reads the move alone, the generic one (with every_view) every seat's view twice.
         return (legal.undoable(_typed(before), seat, cast(Action, action), _typed(after))
-                and super().undoable(before, seat, action, after))
+                and super().undoable(before, seat, action, after, every_view=every_view))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every concrete action this seat may take now ([] when it has nothing to do)."""

@@ -393,6 +393,9 @@ def play_with_undos(engine, players, options, seed, steps=600):
             continue
         after, seat, action = random_step(engine, state, players, rng)
         undoable = seat is not None and engine.undoable(state, seat, action, after)
+        # What a table offers after each move (no view built) is what the whole rule allows: an offer is never
+        # taken back when the mover asks (gameplay.undo.undo_ask judges the views then).
+        assert undoable == (seat is not None and engine.undoable(state, seat, action, after, every_view=False))
         if undoable:
             assert after["draws"] == state["draws"]
             if rng.random() < 0.3:

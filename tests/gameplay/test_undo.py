@@ -169,6 +169,33 @@ def test_a_move_that_revealed_something_is_never_offered_nor_taken(table_with):
     assert ask(people[other], table, game.version).status_code == 409
 
 
+def test_the_whole_rule_is_judged_again_when_the_mover_asks(table_with):
+    """A move is offered on the cheap part of ``Engine.undoable`` (no view built); the views are compared when its
+    mover asks. An offer the whole rule refuses (here forged onto a move that showed a card) is refused then, the
+    offer goes, and nothing else changes."""
+    table, people = table_with(2, engine="coup")
+    game = start(table, people[0])
+    (mover,) = awaited_movers(game)
+    other = 1 - mover
+    assert play(people[mover], table, game, {"type": "foreign_aid"}) == 200
+    game.refresh_from_db()
+    block = next(a for a in legal(game, other) if a["type"] == "block")
+    assert play(people[other], table, game, block, window=game.window_token) == 200
+    challenge = next(a for a in legal(game, mover) if a["type"] == "challenge")
+    assert play(people[mover], table, game, challenge, window=game.window_token) == 200
+    game.refresh_from_db()
+    assert play(people[other], table, game, legal(game, other)[0], window=game.window_token) == 200
+    game.refresh_from_db()
+    game.undo_point = {"seq": game.version, "seat": other, "lines": []}  # an offer the whole rule refuses
+    game.save(update_fields=["undo_point"])
+    before, version = encoded(game), game.version
+    assert ask(people[other], table, game.version).status_code == 409
+    game.refresh_from_db()
+    assert game.undo_point is None and game.undo_request is None
+    assert encoded(game) == before and game.version == version
+    assert 'data-test="undo-offer"' not in panel(people[other], table)
+
+
 def test_another_move_during_the_request_voids_it(table_with):
     table, people = table_with(5)
     game = start(table, people[0])
