@@ -407,11 +407,11 @@ class TableNow:
         language: public facts only (who asks, the move's public log lines, who is still to answer)."""
         key = ("pv-undo", seat, language)
         if key not in self._own:
-            board = self.game_ctx(None)
-            self._own[key] = Fragment("pv-undo", "gameplay/_undo.jinja", {
-                "undo": phone_undo(self.game, seat), "names": board["names"], "log_template": board["log_template"],
-                **self._undo_urls,
-            }, language=language)
+            undo = phone_undo(self.game, seat)
+            board = self.game_ctx(None) if undo else {}
+            shown = {"undo": undo, "names": board["names"], "log_template": board["log_template"],
+                     **self._undo_urls} if undo else {"undo": undo}  # most seats, most moves: nothing to digest
+            self._own[key] = Fragment("pv-undo", "gameplay/_undo.jinja", shown, language=language)
         return self._own[key]
 
     def tools_part(self, seat: int | None, is_host: bool, language: str) -> Fragment:

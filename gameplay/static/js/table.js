@@ -31,7 +31,6 @@
   var revUrl = body.dataset.revUrl;
   var socketUrl = body.dataset.socketUrl;
   var known = parseInt(body.dataset.revision || "0", 10);
-  var skew = 0; // server clock minus this clock, from the countdown's data-server-now
   var refreshQueued = false;
 
   // Ask htmx for the page's partial; several asks in one turn make one request.
@@ -71,7 +70,6 @@
   document.addEventListener("htmx:afterSwap", function () {
     var shown = shownRevision();
     if (shown !== null) { known = Math.max(known, shown); }
-    tickCountdowns();
   });
 
   // A push that came while this phone's own tap (or a refresh) was on its way was dropped by
@@ -148,31 +146,8 @@
   document.addEventListener("htmx:afterRequest", function () { setTimeout(pushedLater, 0); });
   document.addEventListener("htmx:afterRequest", function () { setTimeout(catchUp, 0); });
 
-  // A Persian page writes its numbers in Persian digits (the server does so for the rest of the page).
-  var NATIVE = (document.documentElement.lang || "").split("-")[0] === "fa" ? "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9" : null;
-  function digits(n) {
-    var text = String(n);
-    return NATIVE ? text.replace(/[0-9]/g, function (d) { return NATIVE.charAt(parseInt(d, 10)); }) : text;
-  }
-
-  function tickCountdowns() {
-    var els = document.querySelectorAll("[data-deadline]");
-    for (var i = 0; i < els.length; i++) {
-      var el = els[i];
-      if (el.dataset.serverNow && !el.dataset.skew) {
-        el.dataset.skew = String(parseInt(el.dataset.serverNow, 10) - Date.now());
-      }
-      skew = parseInt(el.dataset.skew || "0", 10);
-      var left = parseInt(el.dataset.deadline, 10) - (Date.now() + skew);
-      el.textContent = digits(Math.max(0, Math.ceil(left / 1000)));
-      if (left <= 0 && !el.dataset.fired) {
-        el.dataset.fired = "1";
-        // The server expires the window; ask for the news shortly after the deadline.
-        setTimeout(poll, 800);
-      }
-    }
-  }
-  setInterval(tickCountdowns, 250);
+  // A countdown that reached its deadline (countdown.js): the server expires the window; ask for the news shortly after.
+  body.addEventListener("table:deadline", function () { setTimeout(poll, 800); });
 
   if (!revUrl || !socketUrl) { return; }
 
