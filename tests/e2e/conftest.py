@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -186,17 +189,37 @@ def pixels_differ(browser, old: bytes, new: bytes) -> float | None:
         context.close()
 
 
+# What draws the pages: their templates, stylesheets, scripts, drawings, fonts and translations. A README picture is
+# drawn again when these changed since it was drawn (its fingerprint in FINGERPRINTS), not at every run: the deal, the
+# table's code and who moves first are new each run, so a new drawing would differ with nothing changed.
+DRAWN_BY = ("templates", "gameplay/static", "lobby/static", "locale")
+FINGERPRINTS = SCREENS / "fingerprints.json"
+
+
+@functools.cache
+def pages_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for top in DRAWN_BY:
+        for path in sorted(p for p in (ROOT / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def readme_picture(screen, name: str, *, full_page: bool = False) -> None:
     """The README's picture ``docs/screens/<name>`` of ``screen`` (a Playwright page, or a Phone of
     tests/e2e/engines_drivers), in CSS pixels. Drawn by Chromium alone: a WebKit or Firefox phone's run of the same
-    journey leaves it be. A drawing whose pixels are those of the picture already there leaves the file as it is."""
+    journey leaves it be. Drawn again only when it is missing, when what draws the pages changed since it was drawn
+    (DRAWN_BY), or when asked (``DRAW_SCREENS=1``); a drawing with the same pixels leaves the file as it is."""
     page = getattr(screen, "page", screen)  # a ChromiumPhone's Playwright page
     if getattr(screen, "engine", "chromium") != "chromium":
         return
-    new = page.screenshot(scale="css", full_page=full_page)
     path = SCREENS / name
-    if path.exists() and path.read_bytes() != new and pixels_differ(page.context.browser, path.read_bytes(),
-                                                                   new) == 0:
-        return  # the same pixels, encoded otherwise: keep the file
-    if not path.exists() or path.read_bytes() != new:
+    drawn = json.loads(FINGERPRINTS.read_text()) if FINGERPRINTS.exists() else {}
+    if path.exists() and drawn.get(name) == pages_fingerprint() and not os.environ.get("DRAW_SCREENS"):
+        return  # the page is drawn by what drew the picture: keep it
+    new = page.screenshot(scale="css", full_page=full_page)
+    old = path.read_bytes() if path.exists() else None
+    if old != new and (old is None or pixels_differ(page.context.browser, old, new) != 0):
         path.write_bytes(new)
+    drawn = json.loads(FINGERPRINTS.read_text()) if FINGERPRINTS.exists() else {}
+    FINGERPRINTS.write_text(json.dumps({**drawn, name: pages_fingerprint()}, indent=1, sort_keys=True) + "\n")
