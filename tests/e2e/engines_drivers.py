@@ -42,8 +42,9 @@ INSTALL = {
     "firefox": "Firefox is missing: apt-get install firefox-esr (make test installs it as root)",
 }
 
-# A phone's screen, as the Chromium tests' PHONE (360×740 CSS pixels).
+# A phone's screen, as the Chromium tests' PHONE (360×740 CSS pixels); a tablet's, as their TABLET (1024×768).
 WIDTH, HEIGHT = 360, 740
+TABLET_WIDTH, TABLET_HEIGHT = 1024, 768
 
 
 def require(engine: str) -> None:
@@ -84,8 +85,18 @@ WATCH_ERRORS = """() => {
 }"""
 
 
+# Drawn, as Playwright's ``is_visible``: a non-empty box, and not ``visibility: hidden``.
+VISIBLE = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) return false;
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+}"""
+NTH = itertools.count(1)
+
+
 class Phone:
-    """One phone: a page in one engine."""
+    """One phone (or a tablet): a page in one engine."""
 
     engine = ""
 
@@ -110,7 +121,8 @@ class Phone:
     def lift(self) -> None:
         raise NotImplementedError
 
-    def screenshot(self, path: Path) -> None:
+    def screenshot(self, path: Path, css: bool = False) -> None:
+        """The viewport as a PNG at ``path``: in device pixels, or in CSS pixels (``css``, as the README's pictures)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -143,6 +155,37 @@ class Phone:
 
     def wait_selector(self, selector: str, timeout: float = 15.0) -> None:
         self.wait_for("(s) => !!document.querySelector(s)", selector, timeout)
+
+    def visible(self, selector: str) -> bool:
+        """The first match is drawn (as Playwright's ``is_visible``: a box, and not ``visibility: hidden``)."""
+        return bool(self.evaluate(VISIBLE, selector))
+
+    def wait_visible(self, selector: str, timeout: float = 15.0) -> None:
+        self.wait_for(VISIBLE, selector, timeout)
+
+    def box(self, selector: str) -> dict:
+        """The first match's box on the screen (x, y, width, height in CSS pixels); None when there is none."""
+        return self.evaluate("""(s) => { const el = document.querySelector(s); if (!el) return null;
+          const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; }""",
+                             selector)
+
+    def url(self) -> str:
+        return str(self.evaluate("() => location.href"))
+
+    def content(self) -> str:
+        """The page's markup as it is now (Playwright's ``content``)."""
+        return str(self.evaluate("() => document.documentElement.outerHTML"))
+
+    def scrolls_sideways(self) -> bool:
+        return bool(self.evaluate("() => document.documentElement.scrollWidth > window.innerWidth + 1"))
+
+    def nth(self, selector: str, index: int) -> str:
+        """A selector for the ``index``-th match of ``selector`` as the page is now (Playwright's ``nth``)."""
+        self.wait_for("([s, i]) => document.querySelectorAll(s).length > i", [selector, index])
+        mark = f"e2e-{next(NTH)}"
+        self.evaluate("([s, i, m]) => { document.querySelectorAll(s)[i].setAttribute('data-e2e-nth', m); }",
+                      [selector, index, mark])
+        return f'[data-e2e-nth="{mark}"]'
 
     def centre(self, selector: str, timeout: float = 10.0) -> tuple[int, int]:
         at = self.wait_for(CENTRE, selector, timeout)
@@ -180,7 +223,8 @@ class Phone:
 
 
 class ChromiumPhone(Phone):
-    """A Playwright page in Debian's Chromium (the ``browser`` fixture), as a 360×740 touch phone."""
+    """A Playwright page in Debian's Chromium (the ``browser`` fixture), as a 360×740 touch phone (or as
+    ``context_options`` say: a tablet's)."""
 
     engine = "chromium"
 
@@ -216,8 +260,8 @@ class ChromiumPhone(Phone):
     def type_text(self, value: str) -> None:
         self.page.keyboard.type(value)
 
-    def screenshot(self, path: Path) -> None:
-        self.page.screenshot(path=str(path))
+    def screenshot(self, path: Path, css: bool = False) -> None:
+        self.page.screenshot(path=str(path), scale="css" if css else "device")
 
     def close(self) -> None:
         self.context.close()
@@ -259,11 +303,11 @@ class Xvfb:
 
 class WebKitPhone(Phone):
     """WebKitGTK's MiniBrowser through WebKitWebDriver (Selenium), a window on the Xvfb screen whose page is 360×740
-    (device pixel ratio 1: WebKitGTK scales with the screen, not per window)."""
+    (or ``width``×``height``: a tablet's) at device pixel ratio 1 (WebKitGTK scales with the screen, not per window)."""
 
     engine = "webkit"
 
-    def __init__(self, screen: Xvfb) -> None:
+    def __init__(self, screen: Xvfb, width: int = WIDTH, height: int = HEIGHT) -> None:
         from selenium import webdriver
         from selenium.webdriver.webkitgtk.options import Options
         from selenium.webdriver.webkitgtk.service import Service
@@ -272,9 +316,9 @@ class WebKitPhone(Phone):
         options.overlay_scrollbars_enabled = True
         service = Service(executable_path=WEBKIT_DRIVER, env=screen.env, log_output=subprocess.DEVNULL)
         self.driver = webdriver.WebKitGTK(options=options, service=service)
-        self.driver.set_window_rect(0, 0, WIDTH, HEIGHT)
+        self.driver.set_window_rect(0, 0, width, height)
         inner = self.driver.execute_script("return [window.innerWidth, window.innerHeight];")
-        self.driver.set_window_rect(0, 0, 2 * WIDTH - inner[0], 2 * HEIGHT - inner[1])  # the toolbar's room added
+        self.driver.set_window_rect(0, 0, 2 * width - inner[0], 2 * height - inner[1])  # the toolbar's room added
         self.driver.set_script_timeout(20)
         self.driver.set_page_load_timeout(30)
 
@@ -314,8 +358,8 @@ class WebKitPhone(Phone):
 
         ActionChains(self.driver).send_keys(value).perform()
 
-    def screenshot(self, path: Path) -> None:
-        self.driver.save_screenshot(str(path))
+    def screenshot(self, path: Path, css: bool = False) -> None:
+        self.driver.save_screenshot(str(path))  # device pixel ratio 1: CSS pixels either way
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -396,18 +440,22 @@ class Firefox:
 
 
 class FirefoxPhone(Phone):
-    """A tab of the shared Firefox in a user context of its own, its viewport 360×740 at 2× (a phone)."""
+    """A tab of the shared Firefox in a user context of its own, its viewport 360×740 at 2× (a phone; or
+    ``width``×``height`` at ``scale``: a tablet's)."""
 
     engine = "firefox"
 
-    def __init__(self, firefox: Firefox) -> None:
+    def __init__(self, firefox: Firefox, width: int = WIDTH, height: int = HEIGHT, scale: int = 2) -> None:
         self.firefox = firefox
         self.user_context = firefox.send("browser.createUserContext", {})["userContext"]
         self.context = firefox.send("browsingContext.create", {"type": "tab", "userContext": self.user_context})[
             "context"]
-        firefox.send("browsingContext.setViewport", {"context": self.context,
-                                                     "viewport": {"width": WIDTH, "height": HEIGHT},
-                                                     "devicePixelRatio": 2})
+        self.size, self.scale = {"width": width, "height": height}, scale
+        self._viewport(scale)
+
+    def _viewport(self, scale: int) -> None:
+        self.firefox.send("browsingContext.setViewport", {"context": self.context, "viewport": self.size,
+                                                          "devicePixelRatio": scale})
 
     def goto(self, url: str) -> None:
         self.firefox.send("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"})
@@ -449,8 +497,14 @@ class FirefoxPhone(Phone):
         return [entry.get("text") or "" for entry in self.firefox.log
                 if entry.get("level") == "error" and entry.get("source", {}).get("context") == self.context]
 
-    def screenshot(self, path: Path) -> None:
-        data = self.firefox.send("browsingContext.captureScreenshot", {"context": self.context})["data"]
+    def screenshot(self, path: Path, css: bool = False) -> None:
+        if css:  # drawn at 1× for the picture, then back to the phone's own ratio
+            self._viewport(1)
+        try:
+            data = self.firefox.send("browsingContext.captureScreenshot", {"context": self.context})["data"]
+        finally:
+            if css:
+                self._viewport(self.scale)
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from infra.sessions import SessionStore
 from lobby.services import SESSION_KEY as PLAYER_KEY
-from tests.e2e.conftest import ARTIFACTS, PHONE, SCREENS, TABLET, save_screenshots
+from tests.e2e.conftest import ARTIFACTS, PHONE, TABLET, readme_picture, save_screenshots
 from tests.e2e.test_axe_browser import AXE, AXE_VERSION, BLOCKING, RUN_AXE
 from tests.e2e.test_board_ux_browser import PLAYERS, finished_table
 
@@ -130,7 +130,10 @@ def check_screens(browser, server, table, name: str) -> tuple[dict, list[dict]]:
             "() => document.scrollingElement.scrollWidth > window.innerWidth") and ["scrolls"] or []
         board.evaluate("() => { document.documentElement.style.filter = 'grayscale(1)'; }")
         # A finished game's board in grey is the README's picture of it.
-        board.screenshot(path=str((SCREENS if name.endswith("-over") else ARTIFACTS) / f"grey-{name}-board.png"))
+        if name.endswith("-over"):
+            readme_picture(board, f"grey-{name}-board.png")
+        else:
+            board.screenshot(path=str(ARTIFACTS / f"grey-{name}-board.png"))
     except Exception:
         save_screenshots([phone, board], f"grey-{name}-failure")
         raise
