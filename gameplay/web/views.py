@@ -40,7 +40,7 @@ from gameplay.screens.table import (
     request_acting,
     viewer_of_request,
 )
-from gameplay.seats import SHARED_HEADER
+from gameplay.seats import SHARED_HEADER, unlock_end
 from gameplay.selectors import (
     game_context,
     game_replay_context,
@@ -213,6 +213,8 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
+    if shared:  # a move from a shared seat's screen landed: the screen blacks out, its unlock ends
+        unlock_end(request.session, request.headers.get(SHARED_HEADER, ""))
     if result.game is not None and result.revision is not None:
         # The answer is the panel as the move left the table: that game row and its revision.
         table.revision = result.revision
