@@ -213,13 +213,15 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     except (MoveRefused, BadMoveForm) as refusal:
         status, note = refusal_answer(refusal)
         return respond(request, table, note, status)
-    if shared:  # a move from a shared seat's screen landed: the screen blacks out, its unlock ends
-        unlock_end(request.session, request.headers.get(SHARED_HEADER, ""))
     if result.game is not None and result.revision is not None:
         # The answer is the panel as the move left the table: that game row and its revision.
         table.revision = result.revision
-        return respond(request, table, "", 200, game=result.game)
-    return respond(request, table, "", 200)
+        answer = respond(request, table, "", 200, game=result.game)
+    else:
+        answer = respond(request, table, "", 200)
+    if shared:  # a move from a shared seat's screen landed: its page blacks out, and its unlock ends
+        unlock_end(request.session, request.headers.get(SHARED_HEADER, ""))
+    return answer
 
 
 @require_POST
