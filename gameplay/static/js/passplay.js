@@ -81,7 +81,9 @@
       pinError.hidden = true;
       window.fetch(pinForm.action, {method: "POST", credentials: "same-origin", body: new FormData(pinForm),
                                     headers: {"X-CSRFToken": csrf()}}).then(function (response) {
-        if (response.status === 204) { pinForm.reset(); fetchScreen(pinForm); return null; }
+        // The fetch's source is the cover (inside the section, for its header), not the form: htmx would check
+        // (and send) the emptied form's fields.
+        if (response.status === 204) { pinForm.reset(); fetchScreen(cover); return null; }
         return response.text().then(function (text) {
           pinForm.reset();
           pinError.textContent = text;
@@ -116,7 +118,7 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var config = event.detail.requestConfig;
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (event.detail.elt === hold || event.detail.elt === pinForm) { return; }
+    if (event.detail.elt === hold || event.detail.elt === cover) { return; }
     if (config && config.verb === "post" && status >= 200 && status < 300) {
       blackout(true);
     }
