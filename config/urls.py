@@ -13,7 +13,7 @@ from django.views.generic import TemplateView
 
 from community import nights
 from community import views as group
-from gameplay.web import controls
+from gameplay.web import controls, passplay
 from gameplay.web import undo as undo_views
 from gameplay.web import views as game
 from infra.health import health
@@ -86,7 +86,13 @@ urlpatterns = [
     # A seat played on the host's device (pass-and-play): marked, given back, and its blackout page.
     path("t/<code:code>/host/share/", controls.seat_share, name="seat_share"),
     path("t/<code:code>/unshare/", controls.seat_unshare, name="seat_unshare"),
-    path("t/<code:code>/seat/<int:index>/", controls.shared_seat, name="shared_seat"),
+    path("t/<code:code>/seat/<int:index>/", passplay.shared_seat, name="shared_seat"),
+    path("t/<code:code>/seat/<int:index>/unlock/", passplay.shared_unlock, name="shared_unlock"),
+    path("t/<code:code>/seat/<int:index>/lock/", passplay.shared_lock, name="shared_lock"),
+    path("t/<code:code>/seat/<int:index>/pin/", passplay.shared_pin, name="shared_pin"),
+    path("t/<code:code>/seat/<int:index>/result/", passplay.shared_result, name="shared_result"),
+    path("t/<code:code>/seat/<int:index>/result/show/", passplay.shared_result_show, name="shared_result_show"),
+    path("t/<code:code>/host/pin-clear/", passplay.host_pin_clear, name="host_pin_clear"),
     path("history/", game.history, name="history"),
     path("g/<int:game_id>/", game.game_detail, name="game_detail"),
     # Groups (members only), their invite links, a player's stats, how ratings work.

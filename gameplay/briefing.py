@@ -15,15 +15,21 @@ from engines.base import is_undo, undo_plan
 from engines.registry import get_engine
 from gameplay.models import Game
 from gameplay.seats import game_seats, session_devices
+from gameplay.selectors import game_state
 
 # A browser's session keeps the games whose seat it took over by a link and has not yet been briefed on:
 # {game id: the device token of that seat} (``gameplay.seats.DEVICES_KEY`` holds the same tokens).
 BRIEFING_KEY = "seat_briefings"
 
 
-def _private(view: dict) -> list[dict]:
+def private_lines(view: dict) -> list[dict]:
     """The seat's own private lines of its view's log, in order."""
     return [line for line in view.get("log") or [] if line.get("private")]
+
+
+def seat_private_lines(game: Game, seat: int) -> list[dict]:
+    """The private lines of ``seat``'s own view of ``game`` now (what a shared device shows it as its results)."""
+    return private_lines(get_engine(game.engine).view(game_state(game), seat))
 
 
 def seat_briefing(game: Game, seat: int) -> dict:
@@ -36,14 +42,14 @@ def seat_briefing(game: Game, seat: int) -> dict:
     state = engine.setup(game.players, game.options, int(game.seed))
     listed, undone = undo_plan(game.moves.order_by("seq").values_list("seat", "action"))
     view = engine.view(state, seat)
-    seen = _private(view)
+    seen = private_lines(view)
     facts = [{"seq": 0, "line": line} for line in seen]
     for index, move in enumerate(listed):
         if index in undone or is_undo(*move):
             continue  # taken back: a move that revealed nothing (``Engine.undoable``), as if never made
         state = engine.replay(state, [move])
         view = engine.view(state, seat)
-        lines = _private(view)
+        lines = private_lines(view)
         fresh = lines[len(seen):] if lines[:len(seen)] == seen else [line for line in lines if line not in seen]
         facts += [{"seq": index + 1, "line": line} for line in fresh]
         seen = lines

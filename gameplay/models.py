@@ -113,6 +113,12 @@ class GameSeat(models.Model):
     # Set once the seat moved to a new phone by a seat link: only the browser holding this
     # token plays it from then on (the player keeps the game in their history all the same).
     device = models.CharField(max_length=64, blank=True, default="")
+    # A seat played on a shared device (pass-and-play) whose player chose a short PIN: its hash alone
+    # (``make_password``), the wrong tries since the last right one (``PIN_TRIES`` lock it until the host clears
+    # it), and how many of its private lines the device has shown it as a result ("show to one player").
+    pin = models.CharField(max_length=128, blank=True, default="")
+    pin_tries = models.PositiveSmallIntegerField(default=0)
+    results_shown = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["index"]
@@ -140,6 +146,7 @@ class Move(models.Model):
 
 # How long a seat link may be opened.
 HANDOVER_MINUTES = 10
+PIN_TRIES = 5  # wrong PINs in a row before a shared seat locks until the host clears its PIN
 
 
 class SeatHandover(models.Model):

@@ -102,3 +102,65 @@ def shared_acting(session, header: str | None) -> dict[str, str] | None:
     if token is None:
         raise NotShared(header)
     return {game_id: token}
+
+
+# ---- A shared seat shown to its player (an unlock) -------------------------------------------------------------------
+# While a shared seat's screen is shown on the device, its session keeps an unlock: {"<game>-<seat>": last use (epoch
+# seconds)}. The PIN's POST grants it for a seat with a PIN (its screen's requests are refused without one); for a seat
+# without, the hold's fetch of its screen does. It ends when the screen blacks out (the page says so), and on its own
+# ``UNLOCK_SECONDS`` after its last use. Setting a PIN needs one: only the seat's player, shown her screen, sets it.
+
+UNLOCKS_KEY = "shared_unlocks"
+UNLOCK_SECONDS = 120
+
+
+class Locked(NotShared):
+    """The request names a shared seat with a PIN that this device has not been unlocked for (or no longer is)."""
+
+
+def shared_key(game_id: int, index: int) -> str:
+    """A shared seat as its header names it: "<game>-<seat>"."""
+    return f"{game_id}-{index}"
+
+
+def _unlocks(session) -> dict[str, float]:
+    unlocks = session.get(UNLOCKS_KEY)
+    return unlocks if isinstance(unlocks, dict) else {}
+
+
+def unlock_grant(session, key: str, now: float) -> None:
+    """The seat ``key`` is shown on this device from ``now`` (its PIN was entered, or it is held)."""
+    session[UNLOCKS_KEY] = {**{k: t for k, t in _unlocks(session).items() if now - t < UNLOCK_SECONDS}, key: now}
+
+
+def unlock_live(session, key: str, now: float) -> bool:
+    """Whether the seat ``key`` is shown on this device now; a live unlock's clock starts again (used now)."""
+    used = _unlocks(session).get(key)
+    if not isinstance(used, (int, float)) or not 0 <= now - used < UNLOCK_SECONDS:
+        return False
+    unlock_grant(session, key, now)
+    return True
+
+
+def unlock_end(session, key: str) -> None:
+    """The seat ``key`` blacked out on this device: its screen needs its PIN (or a hold) again."""
+    unlocks = _unlocks(session)
+    if key in unlocks:
+        session[UNLOCKS_KEY] = {k: t for k, t in unlocks.items() if k != key}
+
+
+def shared_screen(session, header: str | None, now: float) -> dict[str, str] | None:
+    """:func:`shared_acting`, and the seat shown: a seat with a PIN needs a live unlock (Locked otherwise), one
+    without is unlocked by this request (its hold)."""
+    acting = shared_acting(session, header)
+    if acting is None:
+        return None
+    ((game_id, token),) = acting.items()
+    index = (header or "").partition("-")[2]
+    pin = GameSeat.objects.filter(game_id=int(game_id), index=int(index), device=token).values_list("pin", flat=True)
+    if pin.first():
+        if not unlock_live(session, shared_key(int(game_id), int(index)), now):
+            raise Locked(header)
+    else:
+        unlock_grant(session, shared_key(int(game_id), int(index)), now)
+    return acting

@@ -304,6 +304,15 @@ def handovers_live(game: Game, now: datetime) -> QuerySet[SeatHandover]:
     return game.handovers.filter(used=None, revoked=False, created__gt=now - timedelta(minutes=HANDOVER_MINUTES))
 
 
+def shared_seats(game: Game) -> list[int]:
+    """The seats of ``game`` played on a shared device now (the table was told: ``Game.seat_moves``), in order."""
+    shared: dict[int, bool] = {}
+    for entry in game.seat_moves or []:
+        if entry["moved"]:
+            shared[entry["index"]] = bool(entry.get("shared"))
+    return sorted(index for index, on in shared.items() if on)
+
+
 def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
     """What the table is told about seats moving: seats moved, and the host's live rescue links.
 
@@ -315,8 +324,11 @@ def handover_notes(game: Game, last: int | None = 3) -> list[dict]:
     moves = list(game.seat_moves or [])
     notes = []
     for i, entry in enumerate(moves):
-        replaced = any(later["index"] == entry["index"] for later in moves[i + 1:])
-        if entry["moved"] or (entry["by_host"] and not replaced and datetime.fromisoformat(entry["at"]) > since):
+        # A PIN the host cleared (``pin``) is told like a move; it replaces no rescue link.
+        replaced = any(later["index"] == entry["index"] and not later.get("pin") for later in moves[i + 1:])
+        if entry["moved"] or entry.get("pin") or (
+                entry["by_host"] and not replaced and datetime.fromisoformat(entry["at"]) > since):
             notes.append({"index": entry["index"], "by_host": entry["by_host"], "moved": entry["moved"],
-                          "bot": entry.get("bot", False), "shared": entry.get("shared")})
+                          "bot": entry.get("bot", False), "shared": entry.get("shared"),
+                          "pin": entry.get("pin", False)})
     return notes[-last:] if last else notes

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -25,8 +26,9 @@ from django.utils.translation import gettext as _
 from engines.base import IllegalAction, OptionError, canonical, new_entries, new_seed, seed_hash
 from engines.registry import get_engine
 from gameplay import presence
+from gameplay.briefing import seat_private_lines
 from gameplay.fairness import fair_deal_options
-from gameplay.models import Game, GameSeat, Move, SeatHandover
+from gameplay.models import PIN_TRIES, Game, GameSeat, Move, SeatHandover
 from gameplay.seats import game_seats, seat_index
 from gameplay.selectors import game_state, handovers_live
 from infra.prepared import Prepared, insert, save_fields
@@ -623,7 +625,9 @@ def seat_share(*, game: Game, index: int) -> str:
         if game.over or gseat is None or gseat.bot:
             raise GameError(_("That seat cannot be played on this device now."))
         device = secrets.token_urlsafe(24)
-        GameSeat.objects.filter(pk=gseat.pk).update(device=device)
+        # A fresh start on this device: no PIN yet, and what the seat was shown before is not a new result here.
+        shown = len(seat_private_lines(game, index))
+        GameSeat.objects.filter(pk=gseat.pk).update(device=device, pin="", pin_tries=0, results_shown=shown)
         game.handovers.filter(index=index, used=None).update(revoked=True)
         _note_seat_move(game, index, by_host=True, moved=True, shared=True)
         _changed(game, ["seat_moves"])
@@ -637,7 +641,80 @@ def seat_unshare(*, game: Game, index: int, device: str) -> None:
         gseat = game.seats.filter(index=index).first()
         if game.over or gseat is None or not device or gseat.device != device:
             raise GameError(_("That seat is not played on this device."))
-        GameSeat.objects.filter(pk=gseat.pk).update(device="")
+        GameSeat.objects.filter(pk=gseat.pk).update(device="", pin="", pin_tries=0)  # her own phone needs no PIN
         _note_seat_move(game, index, by_host=True, moved=True, shared=False)
         _changed(game, ["seat_moves"])
 
+
+
+# ---- A shared seat's PIN, and its private results shown to it (pass-and-play) ----------------------------------------
+
+def pin_digits(pin: str) -> str:
+    """``pin`` as ASCII digits (a phone's keypad may type Persian or Arabic-Indic ones); GameError unless it is 4 to 6
+    digits."""
+    pin = pin.strip()
+    if not 4 <= len(pin) <= 6 or not all(char.isdecimal() for char in pin):
+        raise GameError(_("A PIN is 4 to 6 digits."))
+    return "".join(str(int(char)) for char in pin)
+
+
+def _held_seat(game: Game, index: int, device: str) -> GameSeat:
+    """Seat ``index`` of ``game`` as played on the device holding ``device``, its row locked; GameError otherwise."""
+    gseat = GameSeat.objects.select_for_update().filter(game_id=game.pk, index=index).first()
+    if game.over or gseat is None or not device or gseat.device != device:
+        raise GameError(_("That seat is not played on this device."))
+    return gseat
+
+
+def seat_pin_set(*, game: Game, index: int, device: str, pin: str) -> None:
+    """The player of a seat played on this device (``device``: its token) chooses a PIN, once: only its hash is kept.
+    Raises GameError for a bad PIN, a seat not played there, or one that has a PIN already (the host clears it)."""
+    digits = pin_digits(pin)
+    with transaction.atomic():
+        gseat = _held_seat(game, index, device)
+        if gseat.pin:
+            raise GameError(_("This seat has a PIN already: the host can clear it."))
+        GameSeat.objects.filter(pk=gseat.pk).update(pin=make_password(digits), pin_tries=0)
+    table_notify(table_id=game.table_id)  # the host's controls offer to clear it
+
+
+def seat_pin_check(*, game: Game, index: int, device: str, pin: str) -> None:
+    """Whether ``pin`` opens the seat played on this device: returns when it does (its wrong tries start again).
+    Raises GameError for a wrong PIN (counted), a seat locked by ``PIN_TRIES`` wrong ones, one without a PIN, a PIN
+    that is not 4 to 6 digits (not counted), or a seat not played there."""
+    digits = pin_digits(pin)
+    with transaction.atomic():
+        gseat = _held_seat(game, index, device)
+        if not gseat.pin:
+            raise GameError(_("This seat has no PIN."))
+        if gseat.pin_tries >= PIN_TRIES:
+            raise GameError(_("Too many wrong PINs: the host must clear this seat's PIN."))
+        right = check_password(digits, gseat.pin)
+        tries = 0 if right else gseat.pin_tries + 1
+        GameSeat.objects.filter(pk=gseat.pk).update(pin_tries=tries)
+    if not right:
+        if tries >= PIN_TRIES:
+            raise GameError(_("Too many wrong PINs: the host must clear this seat's PIN."))
+        raise GameError(_("Wrong PIN. Tries left: %(n)s.") % {"n": PIN_TRIES - tries})
+
+
+def seat_pin_clear(*, game: Game, index: int) -> None:
+    """The host clears the PIN of a seat (after wrong tries locked it, or a forgotten PIN); the table is told.
+    Raises GameError when the seat has no PIN."""
+    with _locked_game(game.pk) as game:
+        gseat = game.seats.filter(index=index).first()
+        if game.over or gseat is None or not gseat.pin:
+            raise GameError(_("That seat has no PIN to clear."))
+        GameSeat.objects.filter(pk=gseat.pk).update(pin="", pin_tries=0)
+        _note_seat_move(game, index, by_host=True, moved=False, pin=True)
+        _changed(game, ["seat_moves"])
+
+
+def seat_results_shown(*, game: Game, index: int, device: str, shown: int) -> None:
+    """The device playing a seat showed it its private lines up to ``shown`` (its count of them): none is new now.
+    Raises GameError for a seat not played there."""
+    with transaction.atomic():
+        gseat = _held_seat(game, index, device)
+        if gseat.results_shown != shown:
+            GameSeat.objects.filter(pk=gseat.pk).update(results_shown=shown)
+            table_notify(table_id=game.table_id)  # the prompt beside the seat goes

@@ -8,7 +8,10 @@ host's holds the controls, which post to the very views the host's phone uses
 
 Nothing here reads a game's state or an engine view: only the lobby's seats and settings, the
 game row's public info (``game_public_info``: never the seed before the end), the seats' names
-and which phones are asleep (both shown on the public board already). So the moderator, who
+and which phones are asleep (both shown on the public board already), and, given by the caller
+(``TableNow.shared``), whether a seat played on a shared device has a private result waiting: a
+count of its private lines, which its own public move made (a check, an investigation), never
+what they say; the result itself is fetched by that device on a hold or PIN. So the moderator, who
 may be the tablet everyone looks at, can never be shown a secret. The game-night control
 (``templates/gameplay/night_controls.jinja``) reads only whether a night is open and since when.
 """
@@ -23,11 +26,13 @@ from lobby.models import Player, Table
 
 
 def moderator_context(table: Table, player_id: int | None, *, latest: Game | None,
-                      asleep: list[int]) -> dict:
+                      asleep: list[int], shared: list[dict] | None = None) -> dict:
     """What the board's controls fragment shows the browser of ``player_id`` (the template's ``mod``).
 
     ``latest``: the table's latest game (read with the table); ``asleep``: its seats whose phones went
-    quiet (shown on the public board already). For everyone: the fragment's own URL and, once the
+    quiet (shown on the public board already); ``shared``: its seats played on a shared device
+    (``TableNow.shared``: names, PINs, whether a private result waits to be shown, never what it says).
+    For everyone: the fragment's own URL and, once the
     host role has changed hands, the host's name. For the host also: the seat tools and settings
     between games, the game controls during one, and the seated people the role may pass to.
     """
@@ -46,6 +51,7 @@ def moderator_context(table: Table, player_id: int | None, *, latest: Game | Non
         mod["running"] = True
         mod["game_seats"] = seats_info(latest, None)
         mod["asleep"] = asleep
+        mod["shared"] = shared or []
     else:
         mod.update(host_settings(table))
     return mod

@@ -17,6 +17,7 @@ screens to a table's sockets: ``gameplay.live.frames``.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,14 +31,24 @@ from django.http import HttpRequest
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 from engines.registry import get_engine
 from gameplay import presence
-from gameplay.models import Game, GameNight
+from gameplay.briefing import private_lines
+from gameplay.models import PIN_TRIES, Game, GameNight
 from gameplay.screens import jinja, pieces
 from gameplay.screens.jinja import url_of
 from gameplay.screens.moderator import moderator_context
-from gameplay.seats import SHARED_HEADER, NotShared, game_seats, moved_away, session_devices, shared_acting
+from gameplay.seats import (
+    SHARED_HEADER,
+    Locked,
+    NotShared,
+    game_seats,
+    moved_away,
+    session_devices,
+    shared_screen,
+)
 from gameplay.selectors import (
     game_part,
     game_public_info,
@@ -50,12 +61,14 @@ from gameplay.selectors import (
     phone_undo,
     public_parts,
     seats_info,
+    shared_seats,
     table_latest_game,
 )
 from gameplay.templatetags.game_tags import reference
 from gameplay.templatetags.hand_tags import is_public
 from infra import jsontext
 from infra.prepared import Prepared
+from lobby.account import shown_seat_name
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
 from lobby.network import lan_base_url
@@ -88,9 +101,11 @@ class Viewer:
 def request_acting(request: HttpRequest) -> tuple[int | None, dict[str, str], bool]:
     """Who a request acts as: (player id, devices, shared). A shared seat's page names its seat (``SHARED_HEADER``)
     and acts as that seat alone, nobody's player; any other request acts as its browser. PermissionDenied (403)
-    for a named seat this browser does not hold."""
+    for a named seat this browser does not hold, or one with a PIN it was not unlocked for (``shared_screen``)."""
     try:
-        shared = shared_acting(request.session, request.headers.get(SHARED_HEADER))
+        shared = shared_screen(request.session, request.headers.get(SHARED_HEADER), time.time())
+    except Locked as error:
+        raise PermissionDenied(gettext("Enter this seat's PIN on the device first.")) from error
     except NotShared as error:
         raise PermissionDenied("not a seat of this device") from error
     if shared is not None:
@@ -420,8 +435,8 @@ class TableNow:
         key = ("pv-tools", seat, is_host, language)
         if key not in self._own:
             board, info = self.game_ctx(None), self.info(language)
-            tools = {"seats": board["seats"], "asleep": self.asleep, "night": self.night} if is_host else {
-                "seats": [], "asleep": [], "night": None}
+            tools = {"seats": board["seats"], "asleep": self.asleep, "night": self.night, "shared": self.shared
+                     } if is_host else {"seats": [], "asleep": [], "night": None, "shared": []}
             self._own[key] = Fragment("pv-tools", "gameplay/_phone_tools.jinja", {
                 "table": self.table_ctx(language), "game": {name: info[name] for name in SEAT_GAME_KEYS},
                 "game_seat": seat, "is_host": is_host, **tools,
@@ -447,6 +462,20 @@ class TableNow:
         """The table's open game night (when it started), or None."""
         found = OPEN_NIGHT.first(self.table.pk)
         return {"started": found.started} if found is not None else None
+
+    @cached_property
+    def shared(self) -> list[dict]:
+        """The running game's seats played on a shared device, for the host's controls: each one's name, whether it has
+        a PIN (``locked`` by wrong tries), and ``new``: whether its view holds private lines its device has not shown it
+        yet (a count alone; what they say is fetched by the device on a hold, never here)."""
+        game = self.running
+        if game is None:
+            return []
+        rows = {s.index: s for s in game_seats(game)}
+        return [{"index": index, "name": shown_seat_name(rows[index].name), "pin": bool(rows[index].pin),
+                 "locked": rows[index].pin_tries >= PIN_TRIES,
+                 "new": len(private_lines(self.view(index))) > rows[index].results_shown}
+                for index in shared_seats(game) if index in rows]
 
     @cached_property
     def handovers(self) -> list[dict]:
@@ -601,6 +630,14 @@ def briefing_html(game: Game, briefing: dict) -> SafeString:
         "now_template": game_part(game.engine, "briefing"), "log_template": game_part(game.engine, "log_line")}))
 
 
+def result_html(game: Game, seat: int, lines: list[dict]) -> SafeString:
+    """A private result shown to one player on a shared device (``gameplay/_shared_result.jinja``): ``lines``, that
+    seat's private lines its device has not shown it yet, named as its panel names them; nothing else of its view."""
+    names = [s["name"] for s in seats_info(game, seat)]
+    return mark_safe(_rendered("gameplay/_shared_result.jinja", {  # noqa: S308 (autoescaped)
+        "lines": lines, "names": names, "me": seat, "log_template": game_part(game.engine, "log_line")}))
+
+
 def note_html(note: str, language: str) -> SafeString:
     """A refused move's note as the panel shows it above itself (``gameplay/_note.jinja``), alone."""
     with speaking(language):
@@ -667,7 +704,7 @@ def moderator_part(now: TableNow, viewer: Viewer) -> Fragment:
     host = viewer.hosts(now.table)
     # Only the host's drawer shows the game (everyone's says who hosts): the others read no game row.
     mod = moderator_context(now.table, viewer.player_id, latest=now.latest if host else None,
-                            asleep=now.asleep if host else [])
+                            asleep=now.asleep if host else [], shared=now.shared if host else [])
     # The request a moderated table's moderator alone decides (public facts), with what draws its move.
     undo = moderator_undo(now.latest) if host else None
     shown = {"undo": undo, "names": now.game_ctx(None)["names"], "log_template": now.game_ctx(None)["log_template"]

@@ -25,7 +25,6 @@ from gameplay.seats import DEVICES_KEY, SHARED_KEY, game_seats, session_devices,
 from gameplay.selectors import game_public_info, game_seat_of, table_running_game
 from gameplay.web.views import respond
 from lobby import known_tables
-from lobby.context import table_info
 from lobby.models import Table
 from lobby.network import lan_base_url, qr_svg
 from lobby.services import clean_token
@@ -227,18 +226,3 @@ def seat_unshare(request: HttpRequest, code: str) -> HttpResponse:
     seats = {k: v for k, v in session_shared(request.session).get(str(game.pk), {}).items() if k != str(index)}
     request.session[SHARED_KEY] = {str(game.pk): seats}
     return _back(request, table)
-
-
-@require_GET
-def shared_seat(request: HttpRequest, code: str, index: int) -> HttpResponse:
-    """A seat played on this device: a blackout that asks to pass the device to its player; their screen only while
-    they hold (fetched then, never in this page). 403 for a device that does not hold the seat."""
-    table = table_or_404(request, code)
-    game = table_running_game(table)
-    token = shared_token(request.session, game.pk, index) if game is not None else None
-    gseat = next((s for s in game_seats(game) if s.index == index), None) if game is not None else None
-    if game is None or gseat is None or token is None or gseat.device != token:
-        return render(request, "lobby/message.html", {"message": _("That seat is not played on this device.")},
-                      status=403)
-    return render(request, "gameplay/shared_seat.html", {
-        "table": table_info(table), "name": gseat.name, "index": index, "key": f"{game.pk}-{index}"})

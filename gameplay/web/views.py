@@ -40,7 +40,7 @@ from gameplay.screens.table import (
     request_acting,
     viewer_of_request,
 )
-from gameplay.seats import SHARED_HEADER
+from gameplay.seats import SHARED_HEADER, unlock_end
 from gameplay.selectors import (
     game_context,
     game_replay_context,
@@ -216,8 +216,12 @@ def move(request: HttpRequest, code: str) -> HttpResponse:
     if result.game is not None and result.revision is not None:
         # The answer is the panel as the move left the table: that game row and its revision.
         table.revision = result.revision
-        return respond(request, table, "", 200, game=result.game)
-    return respond(request, table, "", 200)
+        answer = respond(request, table, "", 200, game=result.game)
+    else:
+        answer = respond(request, table, "", 200)
+    if shared:  # a move from a shared seat's screen landed: its page blacks out, and its unlock ends
+        unlock_end(request.session, request.headers.get(SHARED_HEADER, ""))
+    return answer
 
 
 @require_POST
