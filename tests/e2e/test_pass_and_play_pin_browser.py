@@ -1,14 +1,14 @@
 """A seat without a phone with a PIN, on a 360 px phone in Chromium (issue 45, item 2): held once, its player chooses
 a PIN there; from then on the blackout asks for it (a numeric keypad), a wrong one is refused by the server and shows
 nothing, the right one shows her screen, a move made there lands as her seat and the screen blacks out again; the
-board never holds her secret."""
+board never holds her secret. It draws the README's picture of the blackout asking for the PIN."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.conftest import start
-from tests.e2e.conftest import PHONE, TABLET, save_screenshots
+from tests.e2e.conftest import PHONE, TABLET, readme_picture, save_screenshots
 from tests.gameplay.helpers import legal, move_data
 
 pytestmark = pytest.mark.e2e
@@ -45,6 +45,7 @@ def test_a_shared_seat_opens_only_with_its_pin_on_a_phone(browser, server, table
         assert pin_input.get_attribute("inputmode") == "numeric" and pin_input.get_attribute("autocomplete") == "off"
         assert device.locator('[data-test="pass-hold"]').count() == 0 and secret not in device.content()
         assert device.evaluate("document.documentElement.scrollWidth") <= 360
+        readme_picture(device, "pass-and-play-pin-en.png")  # the blackout asking for the PIN, its numeric field
         pin_input.fill("1357")
         device.click('[data-test="pin-unlock"]')
         device.wait_for_selector('[data-test="pin-error"]', state="visible", timeout=15000)
