@@ -205,11 +205,12 @@ def pages_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def readme_picture(screen, name: str, *, full_page: bool = False) -> None:
+def readme_picture(screen, name: str, *, full_page: bool = False, scale: str = "css") -> None:
     """The README's picture ``docs/screens/<name>`` of ``screen`` (a Playwright page, or a Phone of
-    tests/e2e/engines_drivers), in CSS pixels. Drawn by Chromium alone: a WebKit or Firefox phone's run of the same
-    journey leaves it be. Drawn again only when it is missing, when what draws the pages changed since it was drawn
-    (DRAWN_BY), or when asked (``DRAW_SCREENS=1``); a drawing with the same pixels leaves the file as it is."""
+    tests/e2e/engines_drivers), in CSS pixels (or ``scale="device"``: the page's own, as a board drawn small).
+    Drawn by Chromium alone: a WebKit or Firefox phone's run of the same journey leaves it be. Drawn again only when
+    it is missing, when what draws the pages changed since it was drawn (DRAWN_BY), or when asked
+    (``DRAW_SCREENS=1``); a drawing with the same pixels leaves the file as it is."""
     page = getattr(screen, "page", screen)  # a ChromiumPhone's Playwright page
     if getattr(screen, "engine", "chromium") != "chromium":
         return
@@ -217,7 +218,7 @@ def readme_picture(screen, name: str, *, full_page: bool = False) -> None:
     drawn = json.loads(FINGERPRINTS.read_text()) if FINGERPRINTS.exists() else {}
     if path.exists() and drawn.get(name) == pages_fingerprint() and not os.environ.get("DRAW_SCREENS"):
         return  # the page is drawn by what drew the picture: keep it
-    new = page.screenshot(scale="css", full_page=full_page)
+    new = page.screenshot(scale=scale, full_page=full_page)
     old = path.read_bytes() if path.exists() else None
     if old != new and (old is None or pixels_differ(page.context.browser, old, new) != 0):
         path.write_bytes(new)

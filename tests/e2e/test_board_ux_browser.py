@@ -28,7 +28,7 @@ from infra.sessions import SessionStore
 from lobby.models import NICKNAME_MAX, Table
 from lobby.services import SESSION_KEY as PLAYER_KEY
 from tests.conftest import Guest
-from tests.e2e.conftest import SCREENS, save_screenshots
+from tests.e2e.conftest import SCREENS, readme_picture, save_screenshots
 from tests.e2e.test_inside_job_browser import sit_down
 
 pytestmark = pytest.mark.e2e
@@ -286,10 +286,10 @@ def test_screens_of_each_game_in_each_language(browser, server, engine, lang):
         assert board.evaluate("() => document.documentElement.lang") == lang
         assert_board_fits(board.evaluate(BOARD_MEASURE), PLAYERS[engine])
         board.wait_for_timeout(2600)  # the highlight of the latest change has faded
-        board.screenshot(path=str(SCREENS / shots[0]), scale="device")
+        readme_picture(board, shots[0], scale="device")
         phone.reload()
         phone.wait_for_selector('[data-test="my-move"]', timeout=15000)
-        phone.screenshot(path=str(SCREENS / shots[1]), scale="css")
+        readme_picture(phone, shots[1])
         cover = phone.locator("[data-peek-button]").first
         if cover.count():
             # Hold to peek: the finger stays down while the picture is taken.
@@ -299,7 +299,7 @@ def test_screens_of_each_game_in_each_language(browser, server, engine, lang):
             phone.mouse.down()
             phone.wait_for_timeout(200)
             shots.append(f"{engine}-phone-held-{lang}.png")
-            phone.screenshot(path=str(SCREENS / shots[-1]), scale="css")
+            readme_picture(phone, shots[-1])
             phone.mouse.up()
     except Exception:
         save_screenshots([board, phone], f"screens-{engine}-{lang}-failure")
@@ -432,7 +432,7 @@ def test_the_moderators_open_drawer_is_a_sheet_beside_every_seat(browser, server
             if (width, height) == BOARD_SIZES[0] and players == 5:
                 tablet.wait_for_timeout(2600)  # the highlight of the latest change has faded
                 shot = SCREENS / "inside_job-board-moderated-en.png"
-                tablet.screenshot(path=str(shot), scale="css")
+                readme_picture(tablet, shot.name)
                 assert shot.stat().st_size < 250_000, shot
             tablet.keyboard.press("Escape")
             tablet.wait_for_selector('[data-test="controls"]:not([open])')
@@ -622,7 +622,7 @@ def test_the_game_over_board_is_one_screen_with_the_reveal_first(browser, server
                 shot = shots.new_page()
                 shot.goto(f"{server.url}/t/{shot_code}/board/")
                 shot.wait_for_timeout(2600)  # the highlight of the latest change has faded
-                shot.screenshot(path=str(SCREENS / f"{engine}-board-over-en.png"), scale="device")
+                readme_picture(shot, f"{engine}-board-over-en.png", scale="device")
                 assert (SCREENS / f"{engine}-board-over-en.png").stat().st_size < 150_000
         ended = finished_table(engine, PLAYERS[engine], end_early=True, names=LONG_NAMES[:PLAYERS[engine]])
         board.goto(f"{server.url}/t/{ended.code}/board/")
