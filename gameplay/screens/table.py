@@ -467,13 +467,15 @@ class TableNow:
     def shared(self) -> list[dict]:
         """The running game's seats played on a shared device, for the host's controls: each one's name, whether it has
         a PIN (``locked`` by wrong tries), and ``new``: whether its view holds private lines its device has not shown it
-        yet (a count alone; what they say is fetched by the device on a hold, never here)."""
+        yet (a count alone; what they say is fetched by the device on a hold, never here); ``turn``: the game waits for
+        it, as the board says (never in a silent window, where whom it waits for is no one's to know; nor paused)."""
         game = self.running
         if game is None:
             return []
         rows = {s.index: s for s in game_seats(game)}
+        waiting = set() if game.paused or (game.countdown is not None) else set(self.view(None).get("awaiting", []))
         return [{"index": index, "name": shown_seat_name(rows[index].name), "pin": bool(rows[index].pin),
-                 "locked": rows[index].pin_tries >= PIN_TRIES,
+                 "locked": rows[index].pin_tries >= PIN_TRIES, "turn": index in waiting,
                  "new": len(private_lines(self.view(index))) > rows[index].results_shown}
                 for index in shared_seats(game) if index in rows]
 

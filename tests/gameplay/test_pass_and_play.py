@@ -14,8 +14,9 @@ import uuid
 
 import pytest
 
-from engines.registry import ENGINES
+from engines.registry import ENGINES, get_engine
 from gameplay.models import Game, GameSeat
+from gameplay.selectors import game_state
 from tests.conftest import start
 from tests.gameplay.helpers import legal, move_data
 from tests.gameplay.test_secret_summary import REGION, summaries
@@ -149,3 +150,28 @@ def test_no_other_screen_holds_the_shared_seats_secret_in_any_state(table_with, 
         extra = header if seat == DANA else {"HTTP_HX_REQUEST": "true"}
         assert (people[0] if seat == DANA else people[seat]).post(
             f"/t/{table.code}/move/", data, **extra).status_code in (200, 400)
+
+
+def test_the_host_is_prompted_to_pass_the_device_when_the_game_waits_for_the_shared_seat(table_with):
+    """The host's own phone (outside its closed controls) and the moderator's board say when the game waits for a seat
+    played on the device, as the board says whom it waits for, with the way to its blackout; not otherwise."""
+    table, people = table_with(3, engine="coup")
+    game = start(table, people[0])
+    (mover,) = {s for s in range(3) if legal(game, s)}
+    other = next(s for s in range(1, 3) if s != mover)
+    prompt = f'href="/t/{table.code}/seat/{mover}/" data-test="shared-turn-prompt"'
+    for index in (mover, other):
+        assert people[0].post(f"/t/{table.code}/host/share/", {"seat": index}).status_code == 302
+    host = people[0].get(f"/t/{table.code}/").content.decode()
+    board = people[0].get(f"/t/{table.code}/board/").content.decode()
+    assert prompt in host and prompt in board
+    assert host.count('data-test="shared-turn-prompt"') == board.count('data-test="shared-turn-prompt"') == 1
+    header = {"HTTP_X_SHARED_SEAT": f"{game.pk}-{mover}", "HTTP_HX_REQUEST": "true"}
+    assert people[0].get(f"/t/{table.code}/", **header).status_code == 200  # her hold: her screen
+    income = next(a for a in legal(game, mover) if a["type"] == "income")
+    assert people[0].post(f"/t/{table.code}/move/", move_data(game, income), **header).status_code == 200
+    game.refresh_from_db()
+    waiting = get_engine("coup").view(game_state(game), None)["awaiting"]
+    host = people[0].get(f"/t/{table.code}/").content.decode()
+    assert prompt not in host and (f'/seat/{other}/" data-test="shared-turn-prompt"' in host) == (other in waiting)
+    assert 'data-test="shared-turn-prompt"' not in people[1].get(f"/t/{table.code}/board/").content.decode()
