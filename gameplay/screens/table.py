@@ -17,7 +17,6 @@ screens to a table's sockets: ``gameplay.live.frames``.
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,12 +25,9 @@ from importlib import import_module
 from typing import Any, Protocol
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
-from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
+from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
 
 from engines.registry import get_engine
 from gameplay import presence
@@ -41,13 +37,9 @@ from gameplay.screens import jinja, pieces
 from gameplay.screens.jinja import url_of
 from gameplay.screens.moderator import moderator_context
 from gameplay.seats import (
-    SHARED_HEADER,
-    Locked,
-    NotShared,
     game_seats,
     moved_away,
     session_devices,
-    shared_screen,
 )
 from gameplay.selectors import (
     game_part,
@@ -71,8 +63,7 @@ from infra.prepared import Prepared
 from lobby.account import shown_seat_name
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
-from lobby.network import lan_base_url
-from lobby.services import player_id_of, session_player_id
+from lobby.services import session_player_id
 
 PHONE_ROOT = "private-view"
 BOARD_ROOT = "public-view"
@@ -96,28 +87,6 @@ class Viewer:
     def hosts(self, table: Table) -> bool:
         """Whether this viewer hosts ``table``."""
         return self.player_id is not None and self.player_id == table.host_id
-
-
-def request_acting(request: HttpRequest) -> tuple[int | None, dict[str, str], bool]:
-    """Who a request acts as: (player id, devices, shared). A shared seat's page names its seat (``SHARED_HEADER``)
-    and acts as that seat alone, nobody's player; any other request acts as its browser. PermissionDenied (403)
-    for a named seat this browser does not hold, or one with a PIN it was not unlocked for (``shared_screen``)."""
-    try:
-        shared = shared_screen(request.session, request.headers.get(SHARED_HEADER), time.time())
-    except Locked as error:
-        raise PermissionDenied(gettext("Enter this seat's PIN on the device first.")) from error
-    except NotShared as error:
-        raise PermissionDenied("not a seat of this device") from error
-    if shared is not None:
-        return None, shared, True
-    return player_id_of(request=request), session_devices(request.session), False
-
-
-def viewer_of_request(request: HttpRequest) -> Viewer:
-    """The viewer of a page or htmx request (its CSRF cookie set for the page's header, as Django does)."""
-    player_id, devices, shared = request_acting(request)
-    return Viewer(player_id=player_id, devices=devices, language=translation.get_language(),
-                  base_url=lan_base_url(request), can_post=bool(get_token(request)), shared=shared)
 
 
 _CSRF_CHARS = frozenset(CSRF_ALLOWED_CHARS)

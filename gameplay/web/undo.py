@@ -11,8 +11,8 @@ from django.views.decorators.http import require_POST
 
 from gameplay import undo
 from gameplay.models import Game
-from gameplay.screens.table import request_acting
 from gameplay.services import MoveRefused
+from gameplay.web.acting import request_acting
 from gameplay.web.controls import _back, _running_game_verb
 from gameplay.web.forms import BadMoveForm
 from gameplay.web.views import refusal_answer, respond

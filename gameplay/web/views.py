@@ -37,8 +37,6 @@ from gameplay.screens.table import (
     moderator_screen,
     phone_screen,
     phone_tag,
-    request_acting,
-    viewer_of_request,
 )
 from gameplay.seats import SHARED_HEADER, unlock_end
 from gameplay.selectors import (
@@ -63,6 +61,7 @@ from gameplay.services import (
     WindowClosed,
 )
 from gameplay.undo import AlreadyAnswered, NotAsked, NotUndoable, UndoClosed, UndoPending, undo_expire
+from gameplay.web.acting import request_acting, viewer_of_request
 from gameplay.web.forms import BadMoveForm, read_move_form
 from lobby import notify
 from lobby.context import table_info
