@@ -188,16 +188,27 @@ def _seat_number(request: HttpRequest) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+def host_seat_verb(verb: Callable[[HttpRequest, Table, Game, int], HttpResponse]) -> Callable[..., HttpResponse]:
+    """A host verb on a seat (the ``seat`` field) of the table's running game: the host's table (``host_table``: 404,
+    403), 400 for a field that is not a seat number, the "no game" message; then ``verb(request, table, game,
+    index)``."""
+    @wraps(verb)
+    def view(request: HttpRequest, code: str) -> HttpResponse:
+        table = host_table(request, code)
+        game = table_running_game(table)
+        index = _seat_number(request)
+        if index is None:
+            return HttpResponse(_("Bad seat."), status=400)
+        if game is None:
+            return _no_game(request, table)
+        return verb(request, table, game, index)
+    return view
+
+
 @require_POST
-def seat_share(request: HttpRequest, code: str) -> HttpResponse:
+@host_seat_verb
+def seat_share(request: HttpRequest, table: Table, game: Game, index: int) -> HttpResponse:
     """The host plays a seat (``seat``) on this device for a player without a phone; announced to the table."""
-    table = host_table(request, code)
-    game = table_running_game(table)
-    index = _seat_number(request)
-    if index is None:
-        return HttpResponse(_("Bad seat."), status=400)
-    if game is None:
-        return _no_game(request, table)
     held = shared_token(request.session, game.pk, index)
     if held is not None and any(s.index == index and s.device == held for s in game_seats(game)):
         return redirect("shared_seat", code=table.code, index=index)  # this device plays it already

@@ -38,10 +38,10 @@ from gameplay.seats import (
     unlock_live,
 )
 from gameplay.selectors import table_running_game
-from gameplay.web.controls import _back, _seat_number
+from gameplay.web.controls import _back, host_seat_verb
 from lobby.context import table_info
 from lobby.models import Table
-from lobby.views import host_table, table_or_404
+from lobby.views import table_or_404
 
 
 @dataclass(frozen=True)
@@ -169,15 +169,9 @@ def shared_pin(request: HttpRequest, code: str, index: int) -> HttpResponse:
 
 
 @require_POST
-def host_pin_clear(request: HttpRequest, code: str) -> HttpResponse:
+@host_seat_verb
+def host_pin_clear(request: HttpRequest, table: Table, game: Game, index: int) -> HttpResponse:
     """The host clears the PIN of a seat played on a shared device (``seat``); the table is told."""
-    table = host_table(request, code)
-    game = table_running_game(table)
-    index = _seat_number(request)
-    if index is None:
-        return HttpResponse(_("Bad seat."), status=400)
-    if game is None:
-        return _back(request, table, _("No game is running at this table."))
     try:
         services.seat_pin_clear(game=game, index=index)
     except services.GameError as error:
