@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import start
 from tests.e2e.conftest import ARTIFACTS, TABLET, readme_picture
 from tests.e2e.test_every_engine_browser import ENGINES, save
-from tests.gameplay.helpers import legal, move_data
+from tests.gameplay.helpers import coup_incomes_until
 
 pytestmark = pytest.mark.e2e
 SUMMARY = "#pass-panel [data-secret-summary]"
@@ -24,10 +24,7 @@ INCOME = '[data-test="pass-panel"] [data-test="action-income"]'
 def test_a_tablet_plays_a_seat_without_a_phone_behind_a_blackout(browser, server, table_with, phones, engine):
     table, people = table_with(3, engine="coup")
     game = start(table, people[0])
-    while not legal(game, 1):  # Income round the table until P2 (seat 1) is to move
-        seat = next(s for s in range(3) if legal(game, s))
-        income = next(a for a in legal(game, seat) if a["type"] == "income")
-        assert people[seat].htmx_post(f"/t/{table.code}/move/", move_data(game, income)).status_code == 200
+    coup_incomes_until(table, people, game, 1)  # Income round the table until P2 (seat 1) is to move
     tablet = phones(engine, tablet=True)
     tablet.add_cookie(server.url, "sessionid", people[0].client.cookies["sessionid"].value)
     board = browser.new_context(**TABLET).new_page()

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import start
 from tests.e2e.conftest import PHONE, TABLET, readme_picture, save_screenshots
-from tests.gameplay.helpers import legal, move_data
+from tests.gameplay.helpers import coup_incomes_until
 
 pytestmark = pytest.mark.e2e
 SUMMARY = "#pass-panel [data-secret-summary]"
@@ -19,10 +19,7 @@ PIN = "2468"
 def test_a_shared_seat_opens_only_with_its_pin_on_a_phone(browser, server, table_with):
     table, people = table_with(3, engine="coup")
     game = start(table, people[0])
-    while not legal(game, 1):  # Income round the table until P2 (seat 1) is to move
-        seat = next(s for s in range(3) if legal(game, s))
-        income = next(a for a in legal(game, seat) if a["type"] == "income")
-        assert people[seat].htmx_post(f"/t/{table.code}/move/", move_data(game, income)).status_code == 200
+    coup_incomes_until(table, people, game, 1)  # Income round the table until P2 (seat 1) is to move
     device = browser.new_context(**PHONE).new_page()
     device.context.add_cookies([{"name": "sessionid", "value": people[0].client.cookies["sessionid"].value,
                                  "url": server.url}])

@@ -34,6 +34,14 @@ def legal(game: Game, seat: int) -> list[dict]:
     return get_engine(game.engine).view(game_state(game), seat)["legal"]
 
 
+def coup_incomes_until(table, people, game: Game, seat: int) -> None:
+    """Coup: every seat to move takes Income, through its guest's posts, until ``seat`` is to move."""
+    while not legal(game, seat):
+        mover = next(s for s in range(game.players) if legal(game, s))
+        income = next(a for a in legal(game, mover) if a["type"] == "income")
+        assert people[mover].htmx_post(f"/t/{table.code}/move/", move_data(game, income)).status_code == 200
+
+
 def awaited_movers(game: Game) -> list[int]:
     """Seats that have something to do now."""
     game.refresh_from_db()

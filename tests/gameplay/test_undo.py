@@ -147,13 +147,14 @@ def test_only_the_movers_latest_move_may_be_asked_for(table_with):
     assert game.undo_request is None and game.version == 2
 
 
-def test_a_move_that_revealed_something_is_never_offered_nor_taken(table_with):
+def coup_reveal(table_with):
+    """A two-seat Coup table played to a card shown: Foreign Aid (a claim, undoable), blocked, the block challenged,
+    and the blocker's answer to the challenge (a card shown or lost). Returns table, people, game, the blocker."""
     table, people = table_with(2, engine="coup")
     game = start(table, people[0])
     (mover,) = awaited_movers(game)
     other = 1 - mover
     assert play(people[mover], table, game, {"type": "foreign_aid"}) == 200
-    # Foreign Aid is a claim (undoable); the other seat challenges nothing but blocks: follow the log to a reveal.
     game.refresh_from_db()
     assert game.undo_point is not None
     block = next(a for a in legal(game, other) if a["type"] == "block")
@@ -161,9 +162,13 @@ def test_a_move_that_revealed_something_is_never_offered_nor_taken(table_with):
     challenge = next(a for a in legal(game, mover) if a["type"] == "challenge")
     assert play(people[mover], table, game, challenge, window=game.window_token) == 200
     game.refresh_from_db()
-    reveal = legal(game, other)[0]
-    assert play(people[other], table, game, reveal, window=game.window_token) == 200
+    assert play(people[other], table, game, legal(game, other)[0], window=game.window_token) == 200
     game.refresh_from_db()
+    return table, people, game, other
+
+
+def test_a_move_that_revealed_something_is_never_offered_nor_taken(table_with):
+    table, people, game, other = coup_reveal(table_with)
     assert game.undo_point is None  # a card was shown (or lost): no one may take it back
     assert 'data-test="undo-offer"' not in panel(people[other], table)
     assert ask(people[other], table, game.version).status_code == 409
@@ -173,19 +178,7 @@ def test_the_whole_rule_is_judged_again_when_the_mover_asks(table_with):
     """A move is offered on the cheap part of ``Engine.undoable`` (no view built); the views are compared when its
     mover asks. An offer the whole rule refuses (here forged onto a move that showed a card) is refused then, the
     offer goes, and nothing else changes."""
-    table, people = table_with(2, engine="coup")
-    game = start(table, people[0])
-    (mover,) = awaited_movers(game)
-    other = 1 - mover
-    assert play(people[mover], table, game, {"type": "foreign_aid"}) == 200
-    game.refresh_from_db()
-    block = next(a for a in legal(game, other) if a["type"] == "block")
-    assert play(people[other], table, game, block, window=game.window_token) == 200
-    challenge = next(a for a in legal(game, mover) if a["type"] == "challenge")
-    assert play(people[mover], table, game, challenge, window=game.window_token) == 200
-    game.refresh_from_db()
-    assert play(people[other], table, game, legal(game, other)[0], window=game.window_token) == 200
-    game.refresh_from_db()
+    table, people, game, other = coup_reveal(table_with)
     game.undo_point = {"seq": game.version, "seat": other, "lines": []}  # an offer the whole rule refuses
     game.save(update_fields=["undo_point"])
     before, version = encoded(game), game.version
