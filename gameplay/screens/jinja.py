@@ -74,9 +74,16 @@ def env() -> jinja2.Environment:
 
 def render(name: str, values: dict[str, Any]) -> str:
     """The template ``name`` rendered from ``values`` alone, its ``_("…")`` the words of the language now (looked up
-    once a render, not once a word)."""
-    words = _WORDS[translation.get_language()].__getitem__
-    return game_tags.jinja_template(name).render(values, _=words, gettext=words)
+    once a render, not once a word); ``_language`` names that language for what it calls (``named``, ``nativedigits``)."""
+    language = translation.get_language()
+    words = _WORDS[language].__getitem__
+    return game_tags.jinja_template(name).render(values, _=words, gettext=words, _language=language)
+
+
+def _language_of(context: jinja2.runtime.Context) -> str | None:
+    """The language a template is rendered in: the one :func:`render` named, else the current one (a Jinja part
+    in a Django page)."""
+    return context.get("_language") or translation.get_language()
 
 
 def fill(text: str, **values: Any) -> SafeString:
@@ -130,9 +137,27 @@ def _include(context: jinja2.runtime.Context, name: Any, **names: Any) -> Markup
     return Markup(game_tags.jinja_template(name).render({**context.get_all(), **names}))
 
 
-def _nativedigits(caller: Callable[[], str]) -> Markup:
+# Names drawn kept: a game has a few dozen ids (cards, roles, teams), so all games in three languages fit many times.
+NAMES_KEPT = 4_096
+
+
+@lru_cache(maxsize=NAMES_KEPT)
+def _name_drawn(template: str, values: tuple, language: str | None) -> Markup:
+    return Markup(render(template, dict(values)))
+
+
+@jinja2.pass_context
+def _named(context: jinja2.runtime.Context, template: str, /, **values: Any) -> Markup:
+    """``named("games/coup/card_name.jinja", card=card)``: a name template (an id to its translated words: a card's,
+    a role's, a team's) drawn from ``values`` alone, once per process for each language and values. It must read
+    nothing else (``tests/gameplay/test_jinja.py`` holds every ``*_name.jinja`` to that)."""
+    return _name_drawn(template, tuple(sorted(values.items())), _language_of(context))
+
+
+@jinja2.pass_context
+def _nativedigits(context: jinja2.runtime.Context, caller: Callable[[], str]) -> Markup:
     """``{% call nativedigits() %}…{% endcall %}``: the numbers inside in the page language's own digits."""
-    return Markup(game_tags.in_native_digits(caller))
+    return Markup(game_tags.in_native_digits(caller, _language_of(context)))
 
 
 # The values of a table's game-night scoreboard between games, from (table, game): the community app hands them
@@ -184,7 +209,7 @@ def environment(**options: Any) -> jinja2.Environment:
     made = _Environment(**options)
     made.globals.update(
         _=_translate, gettext=_translate, ngettext=translation.ngettext, pgettext=translation.pgettext,
-        language_bidi=translation.get_language_bidi, piece=_piece, include=_include, nativedigits=_nativedigits,
+        language_bidi=translation.get_language_bidi, piece=_piece, include=_include, named=_named, nativedigits=_nativedigits,
         url=url_of, night_scoreboard=_night_scoreboard, mark=marks.mark,
         # these read names of the template that calls them (frozen, move_url, version, window; game)
         move_form_open=jinja2.pass_context(game_tags.move_form_open),

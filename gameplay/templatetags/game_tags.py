@@ -229,11 +229,11 @@ def native_digits(html: str, language: str | None) -> str:
     return "".join(out)
 
 
-def in_native_digits(render: Callable[[], str]) -> SafeString:
+def in_native_digits(render: Callable[[], str], language: str | None = None) -> SafeString:
     """What ``render`` makes, with the digits of its text in the page language's own; a piece inside it
     (screens.pieces), rendered apart, writes its digits so too, before it stands in its outer piece
-    (``{% nativedigits %}``, and Jinja's ``nativedigits()``)."""
-    language = get_language()
+    (``{% nativedigits %}``, and Jinja's ``nativedigits()``). ``language``: the page's (else the current one)."""
+    language = language or get_language()
     with digits_written(lambda html: native_digits(html, language)):
         return mark_safe(native_digits(render(), language))  # noqa: S308 (digits only: still escaped)
 

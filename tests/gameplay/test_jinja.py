@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import jinja2
+import jinja2.meta
 import pytest
 from django.conf import settings
 from django.template import TemplateDoesNotExist, engines
@@ -166,3 +167,25 @@ def test_every_jinja_template_compiles_and_names_only_templates_it_can_find():
     assert "games/inside_job/board.jinja" in names
     for name in names:
         assert jinja.env().get_template(name).name == name
+
+
+_NAMED = re.compile(r'named\("([^"]+)", (\w+)=')
+
+
+def test_a_named_template_reads_only_the_value_it_is_given_and_is_drawn_in_each_language():
+    """``named(name, key=…)`` keeps a drawing per language and values: right only if the template reads nothing else."""
+    root = Path(settings.TEMPLATES[0]["DIRS"][0])
+    calls = {found for path in root.rglob("*.jinja") for found in _NAMED.findall(path.read_text())}
+    assert ("games/coup/card_name.jinja", "card") in calls and ("gameplay/_team_name.jinja", "team") in calls
+    env = jinja.env()
+    for name, key in calls:
+        read = jinja2.meta.find_undeclared_variables(env.parse(env.loader.get_source(env, name)[0]))
+        assert read <= {key}, (name, read)
+    drawn = '{{ named("games/inside_job/role_name.jinja", role=role) }}'
+    with translation.override("en"):
+        assert _jinja(drawn, {"role": "merlin"}) == "Merlin"
+    with translation.override("fa"):
+        assert _jinja(drawn, {"role": "merlin"}) == translation.gettext("Merlin") != "Merlin"
+        assert _jinja(drawn, {"role": "assassin"}) == translation.gettext("Assassin")
+    with translation.override("en"):  # a value named "name" too (the Good Cop Bad Cop card's key)
+        assert _jinja('{{ named("games/good_cop_bad_cop/card_name.jinja", name="kingpin") }}', {}) == "Kingpin"
