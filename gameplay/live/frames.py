@@ -9,8 +9,6 @@ sockets here, and :func:`heartbeat_look` at each heartbeat.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -35,6 +33,7 @@ from gameplay.screens.table import (
 )
 from gameplay.selectors import handover_notes
 from infra import jsontext
+from infra.recent import Recent
 from lobby.models import Table
 from lobby.notify import table_notify_at
 
@@ -120,17 +119,12 @@ class _Rounds:
     """The latest :class:`TableRound` of each table with sockets in this process (at most ``ROUNDS``)."""
 
     def __init__(self) -> None:
-        self._rounds: OrderedDict[tuple[int, str], TableRound] = OrderedDict()
-        self._lock = threading.Lock()
+        self._rounds: Recent[TableRound] = Recent(ROUNDS)
 
     def at(self, table_id: int, code: str, revision: int) -> TableRound | None:
         """The push of the table at ``revision`` or newer: read once, then shared by its sockets. Keyed by the
         code too: a database made anew (tests) gives old ids to new tables, never an old code."""
-        key = (table_id, code)
-        with self._lock:
-            found = self._rounds.get(key)
-            if found is not None:
-                self._rounds.move_to_end(key)
+        found = self._rounds.get((table_id, code))
         if found is not None and found.revision >= revision:
             return found
         now = TableNow.read(table_id)
@@ -140,15 +134,8 @@ class _Rounds:
 
     def offer(self, made: TableRound) -> TableRound:
         """``made``, kept as its table's push unless one as new is kept already (then that one)."""
-        key = (made.now.table.pk, made.now.table.code)
-        with self._lock:
-            current = self._rounds.get(key)
-            if current is not None and current.revision >= made.revision:
-                return current
-            self._rounds[key] = made
-            while len(self._rounds) > ROUNDS:
-                self._rounds.popitem(last=False)
-        return made
+        return self._rounds.put((made.now.table.pk, made.now.table.code), made,
+                                unless=lambda current: current.revision >= made.revision)
 
 
 ROUNDS_OF_THIS_PROCESS = _Rounds()

@@ -74,7 +74,8 @@ def env() -> jinja2.Environment:
 
 def render(name: str, values: dict[str, Any]) -> str:
     """The template ``name`` rendered from ``values`` alone, its ``_("…")`` the words of the language now (looked up
-    once a render, not once a word); ``_language`` names that language for what it calls (``named``, ``nativedigits``)."""
+    once a render, not once a word); ``_language`` names that language for what it calls (``named``,
+    ``nativedigits``)."""
     language = translation.get_language()
     words = _WORDS[language].__getitem__
     return game_tags.jinja_template(name).render(values, _=words, gettext=words, _language=language)
@@ -209,8 +210,8 @@ def environment(**options: Any) -> jinja2.Environment:
     made = _Environment(**options)
     made.globals.update(
         _=_translate, gettext=_translate, ngettext=translation.ngettext, pgettext=translation.pgettext,
-        language_bidi=translation.get_language_bidi, piece=_piece, include=_include, named=_named, nativedigits=_nativedigits,
-        url=url_of, night_scoreboard=_night_scoreboard, mark=marks.mark,
+        language_bidi=translation.get_language_bidi, piece=_piece, include=_include, named=_named,
+        nativedigits=_nativedigits, url=url_of, night_scoreboard=_night_scoreboard, mark=marks.mark,
         # these read names of the template that calls them (frozen, move_url, version, window; game)
         move_form_open=jinja2.pass_context(game_tags.move_form_open),
         move_button=jinja2.pass_context(game_tags.move_button),

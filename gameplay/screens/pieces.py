@@ -24,9 +24,7 @@ import contextlib
 import contextvars
 import hashlib
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,6 +34,7 @@ from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
 from infra import jsontext
+from infra.recent import Recent
 
 REVISION = "@@revision@@"
 SERVER_NOW = "@@server-now@@"
@@ -127,20 +126,11 @@ class _Stores:
     """Each table's :class:`Store` in this process (the ``PIECE_TABLES`` used last)."""
 
     def __init__(self) -> None:
-        self._stores: OrderedDict[tuple[int, str], Store] = OrderedDict()
-        self._lock = threading.Lock()
+        self._stores: Recent[Store] = Recent(PIECE_TABLES)
 
     def of(self, table_id: int, code: str) -> Store:
         key = (table_id, code)  # a database made anew (tests) gives old ids to new tables, never an old code
-        with self._lock:
-            store = self._stores.get(key)
-            if store is None:
-                store = self._stores[key] = Store()
-                while len(self._stores) > PIECE_TABLES:
-                    self._stores.popitem(last=False)
-            else:
-                self._stores.move_to_end(key)
-            return store
+        return self._stores.put(key, Store(), unless=lambda _kept: True)
 
 
 STORES = _Stores()

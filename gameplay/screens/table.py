@@ -60,6 +60,7 @@ from gameplay.templatetags.game_tags import reference
 from gameplay.templatetags.hand_tags import is_public
 from infra import jsontext
 from infra.prepared import Prepared
+from infra.recent import Recent
 from lobby.account import shown_seat_name
 from lobby.context import join_link_for, seat_names, table_info, table_lobby
 from lobby.models import Player, Table
@@ -206,7 +207,25 @@ class Fragment:
 
     @cached_property
     def _html(self) -> str:
-        return _rendered(self.template, dict(self.context, tag=self.tag, revision=self.revision))
+        """Its bytes, the revision a placeholder (:meth:`render` stamps it). A tagged fragment's bytes follow from its
+        tag, which digests all it shows: those of a tag drawn lately are drawn no more (:data:`DRAWN`)."""
+        if not self.tagged:
+            return _rendered(self.template, dict(self.context, tag="", revision=pieces.REVISION))
+        key = (self.template, self.tag)
+        kept = DRAWN.get(key)
+        if kept is not None and not getattr(settings, "SCREEN_PIECES_VERIFY", False):
+            return kept
+        html = _rendered(self.template, dict(self.context, tag=self.tag, revision=pieces.REVISION))
+        if kept is not None and kept != html:  # the tests draw it again: its tag must digest all it shows
+            raise AssertionError(f"{self.id}'s tag {self.tag} was drawn as other bytes:\nkept:  {kept[:3000]}\n"
+                                 f"fresh: {html[:3000]}")
+        return DRAWN.put(key, html)
+
+
+DRAWN_KEPT = 4_096  # ~2 kB each: a few MB
+# The bytes of the private fragments drawn lately, by (template, tag): a part that comes back to what it showed (a
+# seat's undo offer gone, its waiting screen between turns) is not drawn again, on any table.
+DRAWN: Recent[str] = Recent(DRAWN_KEPT)
 
 
 def _rendered(template: str, context: dict) -> str:
