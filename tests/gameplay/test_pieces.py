@@ -119,3 +119,35 @@ def test_a_piece_inside_a_piece_changes_the_outer_piece_s_tag_which_a_push_sends
     assert later.tag == first.tag  # the fragment's own shell: its pieces are sent apart
     assert later.pieces["outer"][0] != first.pieces["outer"][0] and "mission" in later.pieces["outer"][1]
     assert f'data-tag="{later.pieces["outer"][0]}"' in later.pieces["outer"][1]
+
+
+def _expired_undo(mark: str):
+    """A seat's undo part whose request expired (``gameplay/_undo.jinja``), its tag made its own by ``mark``."""
+    from gameplay.screens.table import Fragment
+
+    return Fragment("pv-undo", "gameplay/_undo.jinja", {"undo": {"mode": "expired"}, "mark": mark}, language="en")
+
+
+def test_a_private_fragment_that_comes_back_to_a_tag_it_showed_is_not_drawn_again(monkeypatch):
+    from gameplay.screens import table
+
+    drawn: list[str] = []
+    real = table._rendered
+    monkeypatch.setattr(table, "_rendered", lambda name, context: drawn.append(name) or real(name, context))
+    mark = f"{id(drawn)}"
+    first, again, other = _expired_undo(mark), _expired_undo(mark), _expired_undo(mark + "+")
+    assert first.tag == again.tag != other.tag
+    assert first.render() == again.render() and 'data-test="undo-expired"' in first.render()
+    assert drawn == ["gameplay/_undo.jinja"]
+    other.render()
+    assert drawn == ["gameplay/_undo.jinja"] * 2
+
+
+def test_kept_bytes_that_a_fresh_draw_of_their_tag_does_not_give_fail_loudly(settings):
+    from gameplay.screens.table import DRAWN
+
+    settings.SCREEN_PIECES_VERIFY = True
+    made = _expired_undo(f"stale {id(settings)}")
+    DRAWN.put((made.template, made.tag), "<div>what it showed before</div>")
+    with pytest.raises(AssertionError, match="was drawn as other bytes"):
+        made.render()
