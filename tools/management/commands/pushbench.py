@@ -13,13 +13,15 @@ Nothing stays behind: every row is written in a transaction that is rolled back 
 Like the load tool's figures, it compares code at one moment on one machine: run "before" and
 "after" alternately (docs/performance.md).
 
-``--deal SEED`` deals every game from that seed, so two source trees play the same games move for move,
+``--deal SEED`` deals the games from SEED, SEED + 1, … (each game its own: a game repeated would find its
+screens drawn already), so two source trees play the same games move for move,
 and ``--no-push`` plays those moves without pushing: ``tools/pushcount.sh`` runs both under valgrind and
 prints the instructions of one push, a figure that the machine's other load does not move.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from contextlib import nullcontext
@@ -81,14 +83,16 @@ class Command(BaseCommand):
         parser.add_argument("--pushes", type=int, default=200)
         parser.add_argument("--warmup", type=int, default=20)
         parser.add_argument("--moves", choices=["vote", "none"], default="vote")
-        parser.add_argument("--deal", type=int, help="deal every game from this seed (the same games on every run)")
+        parser.add_argument("--deal", type=int,
+                            help="deal the games from this seed, then the next ones (the same games on every run)")
         parser.add_argument("--no-push", action="store_true", help="make the moves only (tools/pushcount.sh)")
 
     def handle(self, *args, phones: int, pushes: int, warmup: int, moves: str, deal: int | None, no_push: bool,
                **options):
         report: dict = {}
-        # The one random draw of a deal, fixed for the run when asked.
-        dealt = mock.patch.object(services, "new_seed", return_value=deal) if deal is not None else nullcontext()
+        # The one random draw of each deal, fixed for the run when asked: --deal, then one more for each next game.
+        dealt = (mock.patch.object(services, "new_seed", side_effect=itertools.count(deal)) if deal is not None
+                 else nullcontext())
         try:
             with as_served(), dealt, transaction.atomic():  # collecting as the server does (config/asgi.py)
                 report = self._run(phones, pushes, warmup, moves, push=not no_push)
