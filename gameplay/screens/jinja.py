@@ -149,7 +149,7 @@ def _name_drawn(template: str, values: tuple, language: str | None) -> Markup:
 
 @jinja2.pass_context
 def _named(context: jinja2.runtime.Context, template: str, /, **values: Any) -> Markup:
-    """``named("games/coup/card_name.jinja", card=card)``: a name template (an id to its translated words: a card's,
+    """``named("games/<game>/card_name.jinja", card=card)``: a name template (an id to its translated words: a card's,
     a role's, a team's) drawn from ``values`` alone, once per process for each language and values. It must read
     nothing else (``tests/gameplay/test_jinja.py`` holds every ``*_name.jinja`` to that)."""
     return _name_drawn(template, tuple(sorted(values.items())), _language_of(context))
