@@ -27,6 +27,17 @@ class Recent(Generic[V]):
                 self._kept.move_to_end(key)
             return value
 
+    def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
+        """The value of ``key`` (now used last), else ``make()``, kept under it (made once, under the lock)."""
+        with self._lock:
+            value = self._kept.get(key)
+            if value is None:
+                value = self._kept[key] = make()
+                self._trim()
+            else:
+                self._kept.move_to_end(key)
+            return value
+
     def put(self, key: Hashable, value: V, *, unless: Callable[[V], bool] | None = None) -> V:
         """``value`` kept under ``key`` and returned, unless ``key`` holds a value for which ``unless`` is true: then
         that one (nothing changes)."""
@@ -37,6 +48,9 @@ class Recent(Generic[V]):
                 return current
             self._kept[key] = value
             self._kept.move_to_end(key)
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+            self._trim()
             return value
+
+    def _trim(self) -> None:
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)

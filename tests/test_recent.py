@@ -38,3 +38,18 @@ def test_threads_that_share_it_never_see_more_than_its_size():
     for thread in threads:
         thread.join()
     assert len(kept._kept) == 8
+
+
+def test_get_or_make_makes_a_value_only_for_a_key_it_does_not_hold():
+    kept: Recent[list] = Recent(2)
+    made: list[str] = []
+
+    def make() -> list:
+        made.append("made")
+        return []
+
+    first = kept.get_or_make("a", make)
+    assert kept.get_or_make("a", make) is first and made == ["made"]
+    kept.get_or_make("b", make)
+    kept.get_or_make("c", make)  # "a" is the one used least lately: it goes
+    assert kept.get("a") is None and made == ["made"] * 3

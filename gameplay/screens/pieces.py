@@ -130,7 +130,7 @@ class _Stores:
 
     def of(self, table_id: int, code: str) -> Store:
         key = (table_id, code)  # a database made anew (tests) gives old ids to new tables, never an old code
-        return self._stores.put(key, Store(), unless=lambda _kept: True)
+        return self._stores.get_or_make(key, Store)
 
 
 STORES = _Stores()
